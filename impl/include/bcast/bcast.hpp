@@ -1,0 +1,18 @@
+// bcast: a broadcast channel with the semantics of the Rust crate
+// async-broadcast. This header is the whole public API.
+//
+//   auto [tx, rx] = bcast::channel<int>(16);
+//   tx.broadcast(1);
+//   auto copy = rx;               // same position: also gets 1
+//   int one = *rx.recv();
+//
+// See docs/semantics.md for the contract, rule by rule.
+#pragma once
+
+#include "channel.hpp"
+#include "errors.hpp"
+#include "inactive_receiver.hpp"
+#include "model.hpp"
+#include "receiver.hpp"
+#include "result.hpp"
+#include "sender.hpp"

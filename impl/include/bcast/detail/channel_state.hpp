@@ -1,0 +1,413 @@
+// The shared state of one channel and the whole algorithm (see docs/design.md).
+//
+// One mutex guards everything below; there is no lock-free path. Positions:
+// every message gets a sequence number when it is pushed; `head_pos` is the
+// sequence number of the oldest queued message and the tail is
+// head_pos + len. A receiver's position is the sequence number of the next
+// message it wants; a position below head_pos means the receiver lost
+// head_pos - pos messages (R-OVF-2).
+//
+// Each queued message records how many active receivers still have to read it
+// (`pending_readers`). It equals the number of active receivers whose position
+// is at or before the message, so it never decreases from the front to the
+// back, and a message whose count reaches zero is always the front one; it is
+// then removed at once (R-MSG-1).
+//
+// Wakeups (R-WAKE-1): receivers wait on `receivers_cv` for a new message or
+// close; senders wait on `senders_cv` for room, for an active receiver, or for
+// anything that changes their answer (capacity growth, overflow on,
+// await_active off, close). Every change that can end a wait notifies while
+// holding the lock, and only when someone waits (`waiting_*`), so the
+// uncontended path makes no notify call at all.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable> // std::cv_status, the Model's wait_until result
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include "../errors.hpp"
+#include "../result.hpp"
+#include "assert.hpp"
+#include "slot_ring.hpp"
+
+namespace bcast::detail {
+
+// Deadline of an untimed wait.
+struct no_deadline {};
+
+inline void check_capacity(std::size_t capacity) {
+    // R-CAP-1, R-CAP-2: upstream accepts 0 and then hangs or grows without bound.
+    if (capacity == 0) throw std::invalid_argument("bcast: channel capacity must be at least 1");
+}
+
+template <class T, class Model>
+class channel_state {
+public:
+    using position = typename Model::position;
+    using lock_type = typename Model::unique_lock;
+
+    // A new channel has one sender and one receiver (R-CAP-1).
+    explicit channel_state(std::size_t capacity) : ring_((check_capacity(capacity), capacity)) {
+        capacity_.set(capacity);
+        sender_count_.set(1);
+        receiver_count_.set(1);
+        await_active_.set(true);
+    }
+
+    channel_state(const channel_state&) = delete;
+    channel_state& operator=(const channel_state&) = delete;
+
+    // ---- sending ---------------------------------------------------------
+
+    // R-SEND-1: closed, then inactive, then full (overflow evicts instead).
+    send_result<T> try_broadcast(T message) {
+        lock_type lock(mutex_);
+        std::optional<T> evicted;
+        const send_outcome outcome = attempt_send(message, evicted);
+        check_invariants();
+        if (outcome == send_outcome::sent) return send_result<T>(std::move(evicted));
+        return send_result<T>(error_tag, send_error<T>{to_errc(outcome), std::move(message)});
+    }
+
+    // R-SEND-3, R-SEND-4: waits while full (overflow off) or, with
+    // await_active, while there is no active receiver.
+    template <class Deadline>
+    send_result<T> broadcast(T message, const Deadline& deadline) {
+        lock_type lock(mutex_);
+        bool timed_out = false;
+        for (;;) {
+            std::optional<T> evicted;
+            const send_outcome outcome = attempt_send(message, evicted);
+            check_invariants();
+            if (outcome == send_outcome::sent) return send_result<T>(std::move(evicted));
+            const bool must_wait =
+                outcome == send_outcome::full || (outcome == send_outcome::inactive && await_active_.get());
+            if (!must_wait) return send_result<T>(error_tag, send_error<T>{to_errc(outcome), std::move(message)});
+            // A timed-out wait still re-checks once (above), so a notification
+            // that raced with the timeout is never lost (R-WAKE-1).
+            if (timed_out) return send_result<T>(error_tag, send_error<T>{send_errc::timed_out, std::move(message)});
+            timed_out = wait(lock, senders_cv_, waiting_senders_, deadline);
+        }
+    }
+
+    // ---- receiving -------------------------------------------------------
+
+    // R-RECV-1: overflowed, then the next message, then closed, then empty.
+    recv_result<T> try_recv(position& pos) {
+        lock_type lock(mutex_);
+        recv_result<T> received = attempt_recv(pos);
+        check_invariants();
+        return received;
+    }
+
+    // R-RECV-4, R-RECV-5: waits while this receiver has nothing and the
+    // channel is open.
+    template <class Deadline>
+    recv_result<T> recv(position& pos, const Deadline& deadline) {
+        lock_type lock(mutex_);
+        bool timed_out = false;
+        for (;;) {
+            recv_result<T> received = attempt_recv(pos);
+            check_invariants();
+            if (received.has_value() || received.error().code != recv_errc::empty) return received;
+            if (timed_out) return recv_result<T>(error_tag, recv_error{recv_errc::timed_out, 0});
+            timed_out = wait(lock, receivers_cv_, waiting_receivers_, deadline);
+        }
+    }
+
+    // ---- handles ---------------------------------------------------------
+
+    void add_sender() {
+        lock_type lock(mutex_);
+        sender_count_.set(sender_count_.get() + 1); // does not reopen (R-CLOSE-4)
+    }
+
+    // Returns true when this was the last handle: the caller deletes the state.
+    bool release_sender() noexcept {
+        lock_type lock(mutex_);
+        sender_count_.set(sender_count_.get() - 1);
+        if (sender_count_.get() == 0) close_locked(); // R-CLOSE-2
+        return no_handles_left();
+    }
+
+    void add_inactive_receiver() {
+        lock_type lock(mutex_);
+        inactive_receiver_count_.set(inactive_receiver_count_.get() + 1);
+    }
+
+    bool release_inactive_receiver() noexcept {
+        lock_type lock(mutex_);
+        inactive_receiver_count_.set(inactive_receiver_count_.get() - 1);
+        close_if_no_receivers(); // R-CLOSE-3
+        return no_handles_left();
+    }
+
+    // A new active receiver at the tail: new_receiver() and activate_cloned()
+    // (R-LIFE-2, R-LIFE-5). With `consume_inactive`, an inactive receiver turns
+    // into it (activate()).
+    std::uint64_t attach_receiver_at_tail(bool consume_inactive) {
+        lock_type lock(mutex_);
+        if (consume_inactive) inactive_receiver_count_.set(inactive_receiver_count_.get() - 1);
+        add_active_receiver();
+        check_invariants();
+        return tail_pos();
+    }
+
+    // A copy of a receiver: same position, same pending messages (R-LIFE-1).
+    std::uint64_t attach_receiver_copy(const position& original) {
+        lock_type lock(mutex_);
+        const std::uint64_t pos = original.load();
+        for (std::size_t index = first_unread_index(pos); index < ring_.size(); ++index) {
+            ring_.set_pending_readers(index, ring_.pending_readers(index) + 1);
+        }
+        add_active_receiver();
+        check_invariants();
+        return pos;
+    }
+
+    // A receiver goes away and gives up its unread messages (R-LIFE-3); with
+    // `becomes_inactive` it turns into an inactive receiver (R-LIFE-4).
+    bool detach_receiver(const position& pos, bool becomes_inactive) noexcept {
+        lock_type lock(mutex_);
+        if (becomes_inactive) inactive_receiver_count_.set(inactive_receiver_count_.get() + 1);
+        for (std::size_t index = first_unread_index(pos.load()); index < ring_.size(); ++index) {
+            ring_.set_pending_readers(index, ring_.pending_readers(index) - 1);
+        }
+        std::size_t freed = 0;
+        while (ring_.size() != 0 && ring_.pending_readers(0) == 0) { // zeros form a prefix (see top)
+            ring_.drop_front();
+            head_pos_.set(head_pos_.get() + 1);
+            ++freed;
+        }
+        receiver_count_.set(receiver_count_.get() - 1);
+        if (freed == 1) wake_one_sender();
+        if (freed > 1) wake_all_senders();
+        close_if_no_receivers(); // R-CLOSE-3
+        check_invariants();
+        return no_handles_left();
+    }
+
+    // ---- channel-wide settings and queries (R-QUERY-1) ----------------------
+
+    std::size_t capacity() const { return read(capacity_); }
+    bool overflow() const { return read(overflow_); }
+    bool await_active() const { return read(await_active_); }
+    bool is_closed() const { return read(closed_); }
+    std::size_t receiver_count() const { return read(receiver_count_); }
+    std::size_t inactive_receiver_count() const { return read(inactive_receiver_count_); }
+    std::size_t sender_count() const { return read(sender_count_); }
+
+    // Threads inside a wait right now. For tests that must wait until a
+    // thread really blocks before acting (no sleeps), and for diagnostics.
+    std::size_t waiting_senders() const { return read(waiting_senders_); }
+    std::size_t waiting_receivers() const { return read(waiting_receivers_); }
+
+    std::size_t len() const {
+        lock_type lock(mutex_);
+        return ring_.size();
+    }
+    bool is_empty() const { return len() == 0; }
+    bool is_full() const {
+        lock_type lock(mutex_);
+        return ring_.size() == capacity_.get();
+    }
+
+    // R-CAP-2, R-CAP-3, R-CAP-4.
+    void set_capacity(std::size_t new_capacity) {
+        check_capacity(new_capacity);
+        lock_type lock(mutex_);
+        ring_.grow(new_capacity); // may throw bad_alloc: nothing changed yet
+        const std::size_t old_capacity = capacity_.get();
+        capacity_.set(new_capacity);
+        while (ring_.size() > new_capacity) { // drop the oldest; laggards see overflowed
+            ring_.drop_front();
+            head_pos_.set(head_pos_.get() + 1);
+        }
+        if (new_capacity > old_capacity) wake_all_senders(); // room for every waiter, maybe
+        check_invariants();
+    }
+
+    // R-OVF-4: turning overflow on frees every sender waiting on a full channel.
+    void set_overflow(bool enabled) {
+        lock_type lock(mutex_);
+        if (enabled && !overflow_.get()) wake_all_senders();
+        overflow_.set(enabled);
+    }
+
+    // R-ACT-3: turning await_active off ends every wait for an active receiver.
+    void set_await_active(bool enabled) {
+        lock_type lock(mutex_);
+        if (!enabled && await_active_.get()) wake_all_senders();
+        await_active_.set(enabled);
+    }
+
+    // R-CLOSE-1.
+    bool close() {
+        lock_type lock(mutex_);
+        return close_locked();
+    }
+
+    ~channel_state() {
+        // R-CLOSE-3 and R-MSG-1 together: with no receiver, no message is queued.
+        BCAST_ASSERT(ring_.size() == 0);
+    }
+
+private:
+    enum class send_outcome { sent, full, inactive, closed };
+
+    static send_errc to_errc(send_outcome outcome) noexcept {
+        switch (outcome) {
+        case send_outcome::full: return send_errc::full;
+        case send_outcome::inactive: return send_errc::inactive;
+        default: return send_errc::closed;
+        }
+    }
+
+    // One non-blocking send step, under the lock. On `sent` the message has
+    // been moved into the queue and `evicted` may hold the oldest message.
+    send_outcome attempt_send(T& message, std::optional<T>& evicted) noexcept {
+        if (closed_.get()) return send_outcome::closed; // R-CLOSE-5, checked first (R-SEND-1)
+        const std::size_t readers = receiver_count_.get();
+        if (readers == 0) return send_outcome::inactive; // R-ACT-1
+        if (ring_.size() >= capacity_.get()) {
+            if (!overflow_.get()) return send_outcome::full;
+            evicted.emplace(ring_.pop_front()); // R-OVF-1: the oldest goes back to the sender
+            head_pos_.set(head_pos_.get() + 1); // receivers that had not read it now lag (R-OVF-2)
+        }
+        ring_.push_back(std::move(message), readers); // R-SEND-2: every active receiver reads it
+        wake_all_receivers();                           // every waiting receiver wants it
+        return send_outcome::sent;
+    }
+
+    // One non-blocking receive step, under the lock.
+    recv_result<T> attempt_recv(position& pos) {
+        const std::uint64_t current = pos.load();
+        const std::uint64_t head = head_pos_.get();
+        if (current < head) { // R-OVF-2: report the loss once, then resume at the oldest kept
+            pos.store(head);
+            return recv_result<T>(error_tag, recv_error{recv_errc::overflowed, head - current});
+        }
+        const std::size_t index = static_cast<std::size_t>(current - head);
+        if (index == ring_.size()) {
+            return recv_result<T>(error_tag, recv_error{closed_.get() ? recv_errc::closed : recv_errc::empty, 0});
+        }
+        const std::size_t readers = ring_.pending_readers(index);
+        if (readers == 1) { // the last reader takes the message itself (R-RECV-3)
+            BCAST_ASSERT(index == 0);
+            recv_result<T> taken(ring_.pop_front());
+            head_pos_.set(head + 1);
+            pos.store(current + 1);
+            wake_one_sender(); // one slot freed: room for exactly one waiting sender
+            return taken;
+        }
+        // Copy first: if the copy throws, nothing has changed (R-MSG-3).
+        recv_result<T> copied(T(ring_.message(index)));
+        ring_.set_pending_readers(index, readers - 1);
+        pos.store(current + 1);
+        return copied;
+    }
+
+    // Waits once; returns true if the deadline passed. The waiter count lets
+    // notifiers skip the notify call when nobody waits.
+    template <class Deadline>
+    static bool wait(lock_type& lock, typename Model::condition_variable& cv,
+                     typename Model::template var<std::size_t>& waiting, const Deadline& deadline) {
+        waiting.set(waiting.get() + 1);
+        bool timed_out = false;
+        if constexpr (std::is_same_v<Deadline, no_deadline>) {
+            cv.wait(lock); // may wake spuriously: every caller loops and re-checks
+        } else {
+            timed_out = cv.wait_until(lock, deadline) == std::cv_status::timeout;
+        }
+        waiting.set(waiting.get() - 1);
+        return timed_out;
+    }
+
+    // Partner of each: the wait() of a sender in broadcast(). Under the lock, so
+    // a sender that has counted itself in waiting_senders_ is already inside
+    // cv.wait and cannot miss it.
+    void wake_one_sender() {
+        if (waiting_senders_.get() != 0) senders_cv_.notify_one(); // one freed slot serves one sender
+    }
+    void wake_all_senders() {
+        if (waiting_senders_.get() != 0) senders_cv_.notify_all(); // a change every waiting sender must see
+    }
+    // Partner: the wait() of a receiver in recv(); every receiver reads every message.
+    void wake_all_receivers() {
+        if (waiting_receivers_.get() != 0) receivers_cv_.notify_all();
+    }
+
+    bool close_locked() {
+        if (closed_.get()) return false;
+        closed_.set(true); // permanent (R-CLOSE-4)
+        wake_all_senders();   // R-CLOSE-6: their answer is now `closed`
+        wake_all_receivers(); // R-CLOSE-6: they drain, then see `closed`
+        return true;
+    }
+
+    void close_if_no_receivers() {
+        if (receiver_count_.get() + inactive_receiver_count_.get() == 0) close_locked();
+    }
+
+    void add_active_receiver() {
+        receiver_count_.set(receiver_count_.get() + 1);
+        if (receiver_count_.get() == 1) wake_all_senders(); // R-LIFE-6: inactive waiters may go on
+    }
+
+    bool no_handles_left() const noexcept {
+        return sender_count_.get() + receiver_count_.get() + inactive_receiver_count_.get() == 0;
+    }
+
+    std::uint64_t tail_pos() const noexcept { return head_pos_.get() + ring_.size(); }
+
+    // Index of the first message a receiver at `pos` has not read (a lagging
+    // receiver has read none of the queued ones).
+    std::size_t first_unread_index(std::uint64_t pos) const noexcept {
+        const std::uint64_t head = head_pos_.get();
+        return pos <= head ? 0 : static_cast<std::size_t>(pos - head);
+    }
+
+    template <class Field>
+    auto read(const Field& field) const {
+        lock_type lock(mutex_);
+        return field.get();
+    }
+
+    // The invariants stated above, checked after every change in debug builds.
+    void check_invariants() const noexcept {
+#if BCAST_DEBUG_CHECKS
+        const std::size_t len = ring_.size();
+        BCAST_ASSERT(len <= capacity_.get() && capacity_.get() <= ring_.slot_count());
+        BCAST_ASSERT(receiver_count_.get() != 0 || len == 0);
+        std::size_t previous = 1;
+        for (std::size_t index = 0; index < len; ++index) {
+            const std::size_t readers = ring_.pending_readers(index);
+            BCAST_ASSERT(previous <= readers && readers <= receiver_count_.get());
+            previous = readers;
+        }
+#endif
+    }
+
+    mutable typename Model::mutex mutex_; // guards every field below
+    typename Model::condition_variable senders_cv_;
+    typename Model::condition_variable receivers_cv_;
+
+    slot_ring<T, Model> ring_;                                      // the queue; size() <= capacity_
+    typename Model::template var<std::uint64_t> head_pos_;          // sequence number of the oldest message; only grows
+    typename Model::template var<std::size_t> capacity_;            // >= 1 (R-CAP-1)
+    typename Model::template var<std::size_t> receiver_count_;      // active receivers; 0 implies an empty queue
+    typename Model::template var<std::size_t> inactive_receiver_count_;
+    typename Model::template var<std::size_t> sender_count_;
+    typename Model::template var<bool> overflow_;
+    typename Model::template var<bool> await_active_;
+    typename Model::template var<bool> closed_;                     // once true, stays true (R-CLOSE-4)
+    typename Model::template var<std::size_t> waiting_senders_;     // threads inside senders_cv_.wait
+    typename Model::template var<std::size_t> waiting_receivers_;   // threads inside receivers_cv_.wait
+};
+
+} // namespace bcast::detail
