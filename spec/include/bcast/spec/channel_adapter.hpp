@@ -1,0 +1,146 @@
+// bcast::spec::channel_adapter: the real channel behind bcast::spec::model's
+// interface, so one test can drive either (spec/tests/, property_tests/).
+//
+// It owns the handles and names them by the same ids the model hands out
+// (creation order, one counter; sender 0 and receiver 1 first). Any other
+// implementation can be checked against the spec the same way: write an
+// adapter with this interface (docs/verification.md).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include <bcast/bcast.hpp>
+
+#include "model.hpp"
+
+namespace bcast::spec {
+
+template <class T, class Model = std_model>
+class channel_adapter {
+public:
+    using sender_type = sender<T, Model>;
+    using receiver_type = receiver<T, Model>;
+    using inactive_type = inactive_receiver<T, Model>;
+
+    explicit channel_adapter(std::size_t capacity) {
+        auto [tx, rx] = channel<T, Model>(capacity);
+        senders_.emplace(next_id_++, std::move(tx));
+        receivers_.emplace(next_id_++, std::move(rx));
+    }
+
+    // ---- sending -----------------------------------------------------------
+    send_result<T> try_broadcast(handle_id sender, T message) {
+        return sender_at(sender).try_broadcast(std::move(message));
+    }
+    // Precondition: it cannot block (the model's broadcast_would_block()).
+    send_result<T> broadcast(handle_id sender, T message) { return sender_at(sender).broadcast(std::move(message)); }
+    send_result<T> broadcast_expired(handle_id sender, T message) {
+        return sender_at(sender).broadcast_for(std::move(message), std::chrono::nanoseconds(0));
+    }
+
+    // ---- receiving ---------------------------------------------------------
+    recv_result<T> try_recv(handle_id receiver) { return receiver_at(receiver).try_recv(); }
+    // Precondition: it cannot block.
+    recv_result<T> recv(handle_id receiver) { return receiver_at(receiver).recv(); }
+    recv_result<T> recv_expired(handle_id receiver) {
+        return receiver_at(receiver).recv_for(std::chrono::nanoseconds(0));
+    }
+
+    // ---- handles -----------------------------------------------------------
+    handle_id clone_sender(handle_id sender) { return add(senders_, sender_type(sender_at(sender))); }
+    handle_id new_sender(handle_id receiver) { return add(senders_, receiver_at(receiver).new_sender()); }
+    void drop_sender(handle_id sender) { erase(senders_, sender); }
+
+    handle_id clone_receiver(handle_id receiver) { return add(receivers_, receiver_type(receiver_at(receiver))); }
+    handle_id new_receiver(handle_id via) {
+        if (auto found = senders_.find(via); found != senders_.end()) {
+            return add(receivers_, found->second.new_receiver());
+        }
+        return add(receivers_, receiver_at(via).new_receiver());
+    }
+    void drop_receiver(handle_id receiver) { erase(receivers_, receiver); }
+
+    handle_id deactivate(handle_id receiver) {
+        auto found = find(receivers_, receiver);
+        inactive_type inactive = std::move(found->second).deactivate();
+        receivers_.erase(found);
+        return add(inactives_, std::move(inactive));
+    }
+    handle_id activate(handle_id inactive) {
+        auto found = find(inactives_, inactive);
+        receiver_type activated = std::move(found->second).activate();
+        inactives_.erase(found);
+        return add(receivers_, std::move(activated));
+    }
+    handle_id activate_cloned(handle_id inactive) { return add(receivers_, find(inactives_, inactive)->second.activate_cloned()); }
+    handle_id clone_inactive(handle_id inactive) { return add(inactives_, inactive_type(find(inactives_, inactive)->second)); }
+    void drop_inactive(handle_id inactive) { erase(inactives_, inactive); }
+
+    // ---- channel-wide, through the handle `via` ------------------------------
+    void set_capacity(handle_id via, std::size_t capacity) {
+        on(via, [&](const auto& handle) { handle.set_capacity(capacity); });
+    }
+    void set_overflow(handle_id via, bool enabled) { on(via, [&](const auto& handle) { handle.set_overflow(enabled); }); }
+    void set_await_active(handle_id via, bool enabled) {
+        on(via, [&](const auto& handle) { handle.set_await_active(enabled); });
+    }
+    bool close(handle_id via) { return on(via, [](const auto& handle) { return handle.close(); }); }
+
+    std::size_t capacity(handle_id via) const { return on(via, [](const auto& h) { return h.capacity(); }); }
+    bool overflow(handle_id via) const { return on(via, [](const auto& h) { return h.overflow(); }); }
+    bool await_active(handle_id via) const { return on(via, [](const auto& h) { return h.await_active(); }); }
+    bool is_closed(handle_id via) const { return on(via, [](const auto& h) { return h.is_closed(); }); }
+    std::size_t len(handle_id via) const { return on(via, [](const auto& h) { return h.len(); }); }
+    bool is_empty(handle_id via) const { return on(via, [](const auto& h) { return h.is_empty(); }); }
+    bool is_full(handle_id via) const { return on(via, [](const auto& h) { return h.is_full(); }); }
+    std::size_t receiver_count(handle_id via) const { return on(via, [](const auto& h) { return h.receiver_count(); }); }
+    std::size_t inactive_receiver_count(handle_id via) const {
+        return on(via, [](const auto& h) { return h.inactive_receiver_count(); });
+    }
+    std::size_t sender_count(handle_id via) const { return on(via, [](const auto& h) { return h.sender_count(); }); }
+
+    bool is_sender(handle_id id) const { return senders_.count(id) != 0; }
+    bool is_receiver(handle_id id) const { return receivers_.count(id) != 0; }
+    bool is_inactive_receiver(handle_id id) const { return inactives_.count(id) != 0; }
+    bool exists(handle_id id) const { return is_sender(id) || is_receiver(id) || is_inactive_receiver(id); }
+
+    // Direct access, for tests that need the handle itself.
+    sender_type& sender_at(handle_id id) { return find(senders_, id)->second; }
+    receiver_type& receiver_at(handle_id id) { return find(receivers_, id)->second; }
+    inactive_type& inactive_at(handle_id id) { return find(inactives_, id)->second; }
+
+private:
+    template <class Map>
+    static auto find(Map& handles, handle_id id) {
+        auto found = handles.find(id);
+        if (found == handles.end()) throw std::logic_error("bcast::spec::channel_adapter: no such handle");
+        return found;
+    }
+    template <class Map>
+    static void erase(Map& handles, handle_id id) {
+        handles.erase(find(handles, id));
+    }
+    template <class Map, class Handle>
+    handle_id add(Map& handles, Handle&& handle) {
+        handles.emplace(next_id_, std::forward<Handle>(handle));
+        return next_id_++;
+    }
+    template <class Fn>
+    decltype(auto) on(handle_id via, Fn fn) const {
+        if (auto found = senders_.find(via); found != senders_.end()) return fn(found->second);
+        if (auto found = receivers_.find(via); found != receivers_.end()) return fn(found->second);
+        return fn(find(inactives_, via)->second);
+    }
+
+    std::map<handle_id, sender_type> senders_;
+    std::map<handle_id, receiver_type> receivers_;
+    std::map<handle_id, inactive_type> inactives_;
+    handle_id next_id_ = 0;
+};
+
+} // namespace bcast::spec

@@ -1,0 +1,106 @@
+// bcast::spec::broadcast_channel: what "a broadcast channel implementation" is,
+// for the conformance kit (property_tests/, docs/conformance.md).
+//
+// It is exactly the interface that the executable specification
+// (bcast::spec::model) and the real channel behind its adapter
+// (bcast::spec::channel_adapter) share: one object per channel, handles named
+// by ids handed out in creation order from one counter (sender 0 and receiver 1
+// first), every operation of spec/rules.md as a member taking the id of the
+// handle it is called on. Anything that satisfies it (a faster channel, a port
+// in another language behind a C++ adapter) can be run command by command
+// against the model by the property tests and the fuzzer.
+//
+// An implementation *family* names one such channel per message type:
+// `F::template channel<T>`; the suite instantiates it with plain ints and with
+// instrumented message types (instance counting, throwing copy), so the family
+// must accept any nothrow-move-constructible T.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <string_view>
+#include <utility>
+
+#include <bcast/errors.hpp>
+#include <bcast/result.hpp>
+
+#include "model.hpp"
+
+namespace bcast::spec {
+
+// The required part: non-blocking and zero-timeout operations, handle
+// management through ids, channel-wide settings and queries through any handle.
+// Failures that are caller errors (an id that does not exist) may throw
+// std::logic_error; set_capacity(0) and construction with capacity 0 must throw
+// std::invalid_argument and change nothing (R-CAP-1, R-CAP-2).
+template <class C, class T>
+concept broadcast_channel =
+    std::constructible_from<C, std::size_t> && std::destructible<C> &&
+    requires(C& c, const C& cc, handle_id id, T message, std::size_t n, bool flag) {
+        // sending: try_broadcast (R-SEND-1) and a timed broadcast whose time is up (R-SEND-4)
+        { c.try_broadcast(id, std::move(message)) } -> std::same_as<send_result<T>>;
+        { c.broadcast_expired(id, std::move(message)) } -> std::same_as<send_result<T>>;
+        // receiving: try_recv (R-RECV-1) and a timed recv whose time is up (R-RECV-5)
+        { c.try_recv(id) } -> std::same_as<recv_result<T>>;
+        { c.recv_expired(id) } -> std::same_as<recv_result<T>>;
+        // handles: each creating call returns the new handle's id
+        { c.clone_sender(id) } -> std::same_as<handle_id>;
+        { c.new_sender(id) } -> std::same_as<handle_id>;   // from a receiver
+        { c.drop_sender(id) };
+        { c.clone_receiver(id) } -> std::same_as<handle_id>;
+        { c.new_receiver(id) } -> std::same_as<handle_id>; // from a sender or a receiver
+        { c.drop_receiver(id) };
+        { c.deactivate(id) } -> std::same_as<handle_id>;
+        { c.activate(id) } -> std::same_as<handle_id>;
+        { c.activate_cloned(id) } -> std::same_as<handle_id>;
+        { c.clone_inactive(id) } -> std::same_as<handle_id>;
+        { c.drop_inactive(id) };
+        // channel-wide, through any handle
+        { c.set_capacity(id, n) };
+        { c.set_overflow(id, flag) };
+        { c.set_await_active(id, flag) };
+        { c.close(id) } -> std::same_as<bool>;
+        // queries, through any handle (R-QUERY-1)
+        { cc.capacity(id) } -> std::same_as<std::size_t>;
+        { cc.overflow(id) } -> std::same_as<bool>;
+        { cc.await_active(id) } -> std::same_as<bool>;
+        { cc.is_closed(id) } -> std::same_as<bool>;
+        { cc.len(id) } -> std::same_as<std::size_t>;
+        { cc.is_empty(id) } -> std::same_as<bool>;
+        { cc.is_full(id) } -> std::same_as<bool>;
+        { cc.receiver_count(id) } -> std::same_as<std::size_t>;
+        { cc.inactive_receiver_count(id) } -> std::same_as<std::size_t>;
+        { cc.sender_count(id) } -> std::same_as<std::size_t>;
+        // which kind of handle an id names (false once dropped)
+        { cc.is_sender(id) } -> std::same_as<bool>;
+        { cc.is_receiver(id) } -> std::same_as<bool>;
+        { cc.is_inactive_receiver(id) } -> std::same_as<bool>;
+        { cc.exists(id) } -> std::same_as<bool>;
+    };
+
+// The optional part: blocking broadcast/recv. The suite calls them only where
+// the model says they cannot block; an implementation without them is still
+// checked, with those commands turned into their zero-timeout forms.
+template <class C, class T>
+concept blocking_broadcast_channel =
+    broadcast_channel<C, T> && requires(C& c, handle_id id, T message) {
+        { c.broadcast(id, std::move(message)) } -> std::same_as<send_result<T>>;
+        { c.recv(id) } -> std::same_as<recv_result<T>>;
+    };
+
+// A family of implementations, one channel type per message type, with a
+// display name for test output: what the conformance suite is instantiated with.
+//
+//   struct my_family {
+//       static constexpr std::string_view name = "mine";
+//       template <class T> using channel = my_adapter<T>;
+//   };
+template <class F>
+concept implementation_family = requires {
+    { F::name } -> std::convertible_to<std::string_view>;
+} && broadcast_channel<typename F::template channel<int>, int>;
+
+// The reference satisfies its own concept (and is the oracle, never a subject).
+static_assert(broadcast_channel<model<int>, int>);
+
+} // namespace bcast::spec

@@ -1,0 +1,261 @@
+// bcast::spec::model: the executable specification (spec/rules.md).
+//
+// Single-threaded and deliberately naive: a deque of messages, a map from
+// receiver id to position, and sets of the other handles. After every change,
+// messages that no active receiver still wants are forgotten. It is meant to be
+// correct by reading, not fast; tests run the implementation against it.
+//
+// Handles are named by ids. Ids are handed out in creation order from one
+// counter for all three kinds, starting with the first sender (0) and the first
+// receiver (1), so any implementation driven by the same operations assigns the
+// same ids (see channel_adapter.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include <bcast/errors.hpp>
+#include <bcast/result.hpp>
+
+namespace bcast::spec {
+
+using handle_id = std::size_t;
+
+template <class T>
+class model {
+public:
+    static constexpr handle_id first_sender = 0;
+    static constexpr handle_id first_receiver = 1;
+
+    // R-CAP-1.
+    explicit model(std::size_t capacity) : capacity_(checked(capacity)) {
+        senders_.insert(next_id_++);
+        positions_[next_id_++] = 0;
+    }
+
+    // ---- sending (R-SEND-*, R-OVF-1, R-ACT-*, R-CLOSE-5) -------------------
+
+    send_result<T> try_broadcast(handle_id sender, T message) {
+        require(senders_.count(sender));
+        if (closed_) return failed(send_errc::closed, std::move(message));
+        if (positions_.empty()) return failed(send_errc::inactive, std::move(message));
+        std::optional<T> evicted;
+        if (queue_.size() >= capacity_) {
+            if (!overflow_) return failed(send_errc::full, std::move(message));
+            evicted = std::move(queue_.front()); // R-OVF-1
+            queue_.pop_front();
+            ++head_pos_;
+        }
+        queue_.push_back(std::move(message));
+        return send_result<T>(std::move(evicted));
+    }
+
+    // What a blocking broadcast would do if it cannot block (R-SEND-3).
+    bool broadcast_would_block() const {
+        if (closed_) return false;
+        if (positions_.empty()) return await_active_;
+        return queue_.size() >= capacity_ && !overflow_;
+    }
+
+    // A timed broadcast whose time is up when it starts (R-SEND-4): the
+    // outcome of try_broadcast, except that a wait becomes timed_out.
+    send_result<T> broadcast_expired(handle_id sender, T message) {
+        require(senders_.count(sender));
+        if (broadcast_would_block()) return failed(send_errc::timed_out, std::move(message));
+        return try_broadcast(sender, std::move(message));
+    }
+
+    // ---- receiving (R-RECV-*, R-OVF-2, R-CLOSE-5) --------------------------
+
+    recv_result<T> try_recv(handle_id receiver) {
+        std::uint64_t& pos = position_of(receiver);
+        if (pos < head_pos_) { // R-OVF-2
+            const std::uint64_t missed = head_pos_ - pos;
+            pos = head_pos_;
+            return recv_result<T>(error_tag, recv_error{recv_errc::overflowed, missed});
+        }
+        if (pos == tail_pos()) {
+            return recv_result<T>(error_tag, recv_error{closed_ ? recv_errc::closed : recv_errc::empty, 0});
+        }
+        T message = queue_[static_cast<std::size_t>(pos - head_pos_)];
+        ++pos;
+        forget_read_messages();
+        return recv_result<T>(std::move(message));
+    }
+
+    bool recv_would_block(handle_id receiver) const {
+        const std::uint64_t pos = positions_.at(receiver);
+        return pos == tail_pos() && !closed_;
+    }
+
+    recv_result<T> recv_expired(handle_id receiver) {
+        if (recv_would_block(receiver)) return recv_result<T>(error_tag, recv_error{recv_errc::timed_out, 0});
+        return try_recv(receiver);
+    }
+
+    // ---- handles (R-LIFE-*, R-CLOSE-2, R-CLOSE-3) ---------------------------
+
+    handle_id clone_sender(handle_id sender) {
+        require(senders_.count(sender));
+        return add_sender();
+    }
+    handle_id new_sender(handle_id receiver) {
+        position_of(receiver);
+        return add_sender();
+    }
+    void drop_sender(handle_id sender) {
+        require(senders_.erase(sender));
+        if (senders_.empty()) close(); // R-CLOSE-2
+    }
+
+    handle_id clone_receiver(handle_id receiver) { // R-LIFE-1
+        const std::uint64_t pos = position_of(receiver);
+        positions_[next_id_] = pos;
+        return next_id_++;
+    }
+    handle_id new_receiver(handle_id any_sender_or_receiver) { // R-LIFE-2
+        require(senders_.count(any_sender_or_receiver) || positions_.count(any_sender_or_receiver));
+        return add_receiver_at_tail();
+    }
+    void drop_receiver(handle_id receiver) { // R-LIFE-3
+        require(positions_.erase(receiver));
+        forget_read_messages();
+        close_if_no_receivers();
+    }
+
+    handle_id deactivate(handle_id receiver) { // R-LIFE-4
+        const handle_id inactive = add_inactive();
+        drop_receiver(receiver);
+        return inactive;
+    }
+    handle_id activate(handle_id inactive) { // R-LIFE-5
+        const handle_id receiver = activate_cloned(inactive);
+        drop_inactive(inactive);
+        return receiver;
+    }
+    handle_id activate_cloned(handle_id inactive) {
+        require(inactives_.count(inactive));
+        return add_receiver_at_tail();
+    }
+    handle_id clone_inactive(handle_id inactive) {
+        require(inactives_.count(inactive));
+        return add_inactive();
+    }
+    void drop_inactive(handle_id inactive) {
+        require(inactives_.erase(inactive));
+        close_if_no_receivers();
+    }
+
+    // ---- channel-wide (R-CAP-*, R-OVF-*, R-ACT-*, R-CLOSE-1, R-QUERY-1) ------
+    // `via` is the handle the call is made on; any kind will do, and the answer
+    // does not depend on which.
+
+    void set_capacity(handle_id via, std::size_t capacity) {
+        require(exists(via));
+        capacity_ = checked(capacity);  // R-CAP-2: 0 throws before anything changes
+        while (queue_.size() > capacity_) { // R-CAP-3
+            queue_.pop_front();
+            ++head_pos_;
+        }
+    }
+    void set_overflow(handle_id via, bool enabled) { require(exists(via)), overflow_ = enabled; }
+    void set_await_active(handle_id via, bool enabled) { require(exists(via)), await_active_ = enabled; }
+    bool close(handle_id via) { // R-CLOSE-1
+        require(exists(via));
+        return close();
+    }
+
+    std::size_t capacity(handle_id via) const { return require(exists(via)), capacity_; }
+    bool overflow(handle_id via) const { return require(exists(via)), overflow_; }
+    bool await_active(handle_id via) const { return require(exists(via)), await_active_; }
+    bool is_closed(handle_id via) const { return require(exists(via)), closed_; }
+    std::size_t len(handle_id via) const { return require(exists(via)), queue_.size(); }
+    bool is_empty(handle_id via) const { return require(exists(via)), queue_.empty(); }
+    bool is_full(handle_id via) const { return require(exists(via)), queue_.size() == capacity_; }
+    std::size_t receiver_count(handle_id via) const { return require(exists(via)), positions_.size(); }
+    std::size_t inactive_receiver_count(handle_id via) const { return require(exists(via)), inactives_.size(); }
+    std::size_t sender_count(handle_id via) const { return require(exists(via)), senders_.size(); }
+
+    bool exists(handle_id id) const { return is_sender(id) || is_receiver(id) || is_inactive_receiver(id); }
+    bool is_sender(handle_id id) const { return senders_.count(id) != 0; }
+    bool is_receiver(handle_id id) const { return positions_.count(id) != 0; }
+    bool is_inactive_receiver(handle_id id) const { return inactives_.count(id) != 0; }
+
+    // Messages this receiver has not read yet (what it would drain after close).
+    std::size_t unread(handle_id receiver) const {
+        const std::uint64_t pos = std::max(positions_.at(receiver), head_pos_);
+        return static_cast<std::size_t>(tail_pos() - pos);
+    }
+
+private:
+    static std::size_t checked(std::size_t capacity) {
+        if (capacity == 0) throw std::invalid_argument("bcast: channel capacity must be at least 1");
+        return capacity;
+    }
+    static void require(bool handle_exists) {
+        if (!handle_exists) throw std::logic_error("bcast::spec::model: no such handle");
+    }
+    static send_result<T> failed(send_errc code, T message) {
+        return send_result<T>(error_tag, send_error<T>{code, std::move(message)});
+    }
+
+    std::uint64_t& position_of(handle_id receiver) {
+        auto found = positions_.find(receiver);
+        require(found != positions_.end());
+        return found->second;
+    }
+    std::uint64_t tail_pos() const { return head_pos_ + queue_.size(); }
+
+    handle_id add_sender() {
+        senders_.insert(next_id_);
+        return next_id_++;
+    }
+    handle_id add_inactive() {
+        inactives_.insert(next_id_);
+        return next_id_++;
+    }
+    handle_id add_receiver_at_tail() {
+        positions_[next_id_] = tail_pos();
+        return next_id_++;
+    }
+
+    // R-MSG-1: a message stays queued while some active receiver has not read
+    // it, and not a moment longer.
+    void forget_read_messages() {
+        auto wants_front = [this](const auto& entry) { return entry.second <= head_pos_; };
+        while (!queue_.empty() && std::none_of(positions_.begin(), positions_.end(), wants_front)) {
+            queue_.pop_front();
+            ++head_pos_;
+        }
+    }
+
+    bool close() {
+        const bool was_open = !closed_;
+        closed_ = true; // permanent (R-CLOSE-4)
+        return was_open;
+    }
+
+    void close_if_no_receivers() { // R-CLOSE-3
+        if (positions_.empty() && inactives_.empty()) close();
+    }
+
+    std::deque<T> queue_;        // queue_[k] has sequence number head_pos_ + k
+    std::uint64_t head_pos_ = 0;
+    std::size_t capacity_;
+    bool overflow_ = false;
+    bool await_active_ = true;   // R-ACT-2
+    bool closed_ = false;
+    std::map<handle_id, std::uint64_t> positions_; // active receivers: next sequence number each wants
+    std::set<handle_id> senders_;
+    std::set<handle_id> inactives_;
+    handle_id next_id_ = 0;
+};
+
+} // namespace bcast::spec
