@@ -1,0 +1,199 @@
+// Blocking calls with real threads: every event that can end a wait does end
+// it (R-WAKE-1). Each test first waits until the other thread is really inside
+// its wait (observable through the channel's waiter count), so the wakeup path
+// is what is tested, never a lucky ordering; no sleeps. A missing wakeup hangs
+// the test, and ctest's timeout turns that into a failure.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include <bcast/bcast.hpp>
+
+namespace bcast::spec_tests {
+namespace {
+
+using namespace std::chrono_literals;
+
+template <class Handle>
+void wait_until_senders_block(const Handle& handle, std::size_t count = 1) {
+    while (detail::handle_access::state_of(handle).waiting_senders() < count) std::this_thread::yield();
+}
+template <class Handle>
+void wait_until_receivers_block(const Handle& handle, std::size_t count = 1) {
+    while (detail::handle_access::state_of(handle).waiting_receivers() < count) std::this_thread::yield();
+}
+
+// A full channel of capacity 1 holding 1, and a thread blocked sending 2.
+struct blocked_sender {
+    std::pair<sender<int>, receiver<int>> ends = channel<int>(1);
+    sender<int>& tx = ends.first;
+    receiver<int>& rx = ends.second;
+    std::future<send_result<int>> outcome;
+
+    blocked_sender() {
+        EXPECT_TRUE(tx.try_broadcast(1));
+        outcome = std::async(std::launch::async, [this] { return tx.broadcast(2); });
+        wait_until_senders_block(tx);
+    }
+};
+
+TEST(blocking, sender_blocked_on_full_completes_when_a_receiver_frees_a_slot) { // R-SEND-3, R-WAKE-1
+    blocked_sender blocked;
+    EXPECT_EQ(*blocked.rx.recv(), 1);
+    EXPECT_TRUE(blocked.outcome.get().has_value());
+    EXPECT_EQ(*blocked.rx.recv(), 2);
+}
+
+TEST(blocking, capacity_growth_wakes_a_sender_blocked_on_full) { // R-CAP-4
+    blocked_sender blocked;
+    blocked.tx.set_capacity(2);
+    EXPECT_TRUE(blocked.outcome.get().has_value());
+    EXPECT_EQ(blocked.tx.len(), 2u);
+}
+
+TEST(blocking, overflow_on_wakes_a_sender_blocked_on_full) { // R-OVF-4
+    blocked_sender blocked;
+    blocked.tx.set_overflow(true);
+    const auto sent = blocked.outcome.get();
+    ASSERT_TRUE(sent.has_value());
+    EXPECT_EQ(*sent, std::optional<int>(1));
+}
+
+TEST(blocking, close_wakes_a_sender_blocked_on_full_with_its_message) { // R-CLOSE-6, R-SEND-5
+    blocked_sender blocked;
+    EXPECT_TRUE(blocked.rx.close());
+    const auto sent = blocked.outcome.get();
+    ASSERT_FALSE(sent.has_value());
+    EXPECT_EQ(sent.error(), (send_error<int>{send_errc::closed, 2}));
+}
+
+TEST(blocking, destroying_the_lagging_receiver_releases_the_slot_for_a_blocked_sender) { // R-LIFE-3
+    blocked_sender blocked;
+    receiver<int> keeper = blocked.rx.new_receiver(); // keeps the channel open, has nothing unread
+    { receiver<int> gone = std::move(blocked.rx); }
+    EXPECT_TRUE(blocked.outcome.get().has_value());
+    EXPECT_EQ(*keeper.recv(), 2);
+}
+
+TEST(blocking, destroying_every_receiver_wakes_a_blocked_sender_with_closed) { // R-CLOSE-3, R-CLOSE-6
+    blocked_sender blocked;
+    { receiver<int> gone = std::move(blocked.rx); }
+    EXPECT_EQ(blocked.outcome.get().error().code, send_errc::closed);
+}
+
+// No active receiver, await_active on, and a thread blocked sending 1.
+struct sender_waiting_for_receiver {
+    std::pair<sender<int>, receiver<int>> ends = channel<int>(1);
+    sender<int>& tx = ends.first;
+    inactive_receiver<int> parked = std::move(ends.second).deactivate();
+    std::future<send_result<int>> outcome;
+
+    sender_waiting_for_receiver() {
+        outcome = std::async(std::launch::async, [this] { return tx.broadcast(1); });
+        wait_until_senders_block(tx);
+    }
+};
+
+TEST(blocking, activate_cloned_wakes_a_sender_waiting_for_a_receiver) { // R-LIFE-6, R-ACT-2
+    sender_waiting_for_receiver waiting;
+    receiver<int> active = waiting.parked.activate_cloned();
+    EXPECT_TRUE(waiting.outcome.get().has_value());
+    EXPECT_EQ(*active.recv(), 1);
+}
+
+TEST(blocking, new_receiver_wakes_a_sender_waiting_for_a_receiver) { // R-LIFE-6
+    sender_waiting_for_receiver waiting;
+    receiver<int> active = waiting.tx.new_receiver();
+    EXPECT_TRUE(waiting.outcome.get().has_value());
+    EXPECT_EQ(*active.recv(), 1);
+}
+
+TEST(blocking, await_active_off_wakes_a_waiting_sender_with_inactive) { // R-ACT-3
+    sender_waiting_for_receiver waiting;
+    waiting.parked.set_await_active(false);
+    const auto sent = waiting.outcome.get();
+    EXPECT_EQ(sent.error(), (send_error<int>{send_errc::inactive, 1}));
+}
+
+// An empty channel and a thread blocked receiving.
+struct blocked_receiver {
+    std::pair<sender<int>, receiver<int>> ends = channel<int>(1);
+    sender<int>& tx = ends.first;
+    receiver<int>& rx = ends.second;
+    std::future<recv_result<int>> outcome;
+
+    blocked_receiver() {
+        outcome = std::async(std::launch::async, [this] { return rx.recv(); });
+        wait_until_receivers_block(tx);
+    }
+};
+
+TEST(blocking, receiver_blocked_on_empty_wakes_on_send) { // R-RECV-4, R-WAKE-1
+    blocked_receiver blocked;
+    ASSERT_TRUE(blocked.tx.try_broadcast(5));
+    EXPECT_EQ(*blocked.outcome.get(), 5);
+}
+
+TEST(blocking, close_wakes_a_blocked_receiver_with_closed) { // R-CLOSE-6
+    blocked_receiver blocked;
+    EXPECT_TRUE(blocked.tx.close());
+    EXPECT_EQ(blocked.outcome.get().error().code, recv_errc::closed);
+}
+
+TEST(blocking, destroying_the_last_sender_wakes_a_blocked_receiver) { // R-CLOSE-2, R-CLOSE-6
+    blocked_receiver blocked;
+    { sender<int> gone = std::move(blocked.tx); }
+    EXPECT_EQ(blocked.outcome.get().error().code, recv_errc::closed);
+}
+
+TEST(blocking, two_blocked_senders_both_complete_in_order_as_slots_free) { // R-WAKE-1, R-RECV-2
+    auto [tx, rx] = channel<int>(1);
+    ASSERT_TRUE(tx.try_broadcast(0));
+    auto first = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(1); });
+    wait_until_senders_block(tx, 1);
+    auto second = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(2); });
+    wait_until_senders_block(tx, 2);
+    std::vector<int> got;
+    for (int count = 0; count < 3; ++count) got.push_back(*rx.recv());
+    EXPECT_TRUE(first.get().has_value());
+    EXPECT_TRUE(second.get().has_value());
+    EXPECT_EQ(got[0], 0);
+    EXPECT_EQ(got[1] + got[2], 3); // both arrived; their order is the race's
+}
+
+TEST(blocking, broadcast_for_times_out_on_a_full_channel_with_the_message) { // R-SEND-4
+    auto [tx, rx] = channel<int>(1);
+    ASSERT_TRUE(tx.try_broadcast(1));
+    const auto sent = tx.broadcast_for(2, 1ms);
+    EXPECT_EQ(sent.error(), (send_error<int>{send_errc::timed_out, 2}));
+    EXPECT_EQ(tx.len(), 1u);
+}
+
+TEST(blocking, recv_until_a_past_deadline_times_out) { // R-RECV-5
+    auto [tx, rx] = channel<int>(1);
+    EXPECT_EQ(rx.recv_until(std::chrono::steady_clock::now() - 1s).error().code, recv_errc::timed_out);
+    EXPECT_EQ(rx.recv_for(1ms).error().code, recv_errc::timed_out);
+}
+
+TEST(blocking, one_sender_object_used_from_many_threads) { // R-THREAD-1
+    auto [tx, rx] = channel<int>(4);
+    constexpr int per_thread = 200;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t) {
+        threads.emplace_back([&tx = tx, t] {
+            for (int i = 0; i < per_thread; ++i) EXPECT_TRUE(tx.broadcast(t * per_thread + i));
+        });
+    }
+    std::vector<int> last_seen(3, -1);
+    for (int count = 0; count < 3 * per_thread; ++count) {
+        const int value = *rx.recv();
+        EXPECT_GT(value, last_seen[value / per_thread]); // each thread's messages stay in order
+        last_seen[value / per_thread] = value;
+    }
+    for (auto& thread : threads) thread.join();
+}
+
+} // namespace
+} // namespace bcast::spec_tests

@@ -1,0 +1,39 @@
+// The implementations every per-rule example runs against: the executable
+// spec itself, and the real channel with the plain and the atomic position.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <bcast/spec/channel_adapter.hpp>
+#include <bcast/spec/model.hpp>
+
+namespace bcast::spec_tests {
+
+using spec::handle_id;
+
+// Ids of the two handles every new channel starts with.
+inline constexpr handle_id first_sender = spec::model<int>::first_sender;
+inline constexpr handle_id first_receiver = spec::model<int>::first_receiver;
+
+using all_channels = ::testing::Types<spec::model<int>, spec::channel_adapter<int, std_model>,
+                                      spec::channel_adapter<int, std_atomic_seq_cst_model>>;
+
+struct channel_name {
+    template <class Channel>
+    static std::string GetName(int) {
+        if constexpr (std::is_same_v<Channel, spec::model<int>>) return "spec_model";
+        else if constexpr (std::is_same_v<Channel, spec::channel_adapter<int, std_model>>) return "plain_position";
+        else return "atomic_position";
+    }
+};
+
+// Shorthands for comparing results.
+inline recv_error overflowed(std::uint64_t missed) { return {recv_errc::overflowed, missed}; }
+inline recv_error recv_failure(recv_errc code) { return {code, 0}; }
+
+template <class Result>
+std::optional<int> evicted_by(const Result& sent) {
+    return sent.has_value() ? *sent : std::optional<int>{};
+}
+
+} // namespace bcast::spec_tests

@@ -1,0 +1,50 @@
+// R-MSG-3: a throwing copy leaves the channel and the receiver as they were.
+#include <gtest/gtest.h>
+
+#include <bcast/bcast.hpp>
+
+#include "counted.hpp"
+
+namespace bcast::spec_tests {
+namespace {
+
+struct disarm {
+    ~disarm() { throwing_copy::armed = false; }
+};
+
+TEST(exception_safety, throwing_copy_changes_nothing_and_retry_delivers_the_same_message) { // R-MSG-3
+    disarm guard;
+    auto [tx, rx] = channel<throwing_copy>(2);
+    receiver<throwing_copy> other = rx; // two readers: the first receive copies
+    ASSERT_TRUE(tx.try_broadcast(throwing_copy(1)));
+    ASSERT_TRUE(tx.try_broadcast(throwing_copy(2)));
+    throwing_copy::armed = true;
+    EXPECT_THROW(rx.try_recv(), std::runtime_error);
+    EXPECT_THROW(rx.recv(), std::runtime_error);
+    EXPECT_EQ(tx.len(), 2u);
+    throwing_copy::armed = false;
+    EXPECT_EQ(rx.try_recv()->value, 1);
+    EXPECT_EQ(other.try_recv()->value, 1);
+    EXPECT_EQ(rx.try_recv()->value, 2);
+    EXPECT_EQ(tx.len(), 1u);
+}
+
+TEST(exception_safety, last_reader_never_copies_so_cannot_throw) { // R-MSG-3, R-RECV-3
+    disarm guard;
+    auto [tx, rx] = channel<throwing_copy>(1);
+    ASSERT_TRUE(tx.try_broadcast(throwing_copy(1)));
+    throwing_copy::armed = true;
+    EXPECT_EQ(rx.try_recv()->value, 1);
+}
+
+TEST(exception_safety, zero_capacity_is_rejected_before_anything_changes) { // R-CAP-1, R-CAP-2
+    EXPECT_THROW((channel<int>(0)), std::invalid_argument);
+    auto [tx, rx] = channel<int>(2);
+    ASSERT_TRUE(tx.try_broadcast(1));
+    EXPECT_THROW(rx.set_capacity(0), std::invalid_argument);
+    EXPECT_EQ(tx.capacity(), 2u);
+    EXPECT_EQ(*rx.try_recv(), 1);
+}
+
+} // namespace
+} // namespace bcast::spec_tests

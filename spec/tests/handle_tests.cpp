@@ -1,0 +1,84 @@
+// R-HANDLE-1, R-HANDLE-2: moved-from handles and copy assignment.
+#include <gtest/gtest.h>
+
+#include <bcast/bcast.hpp>
+
+namespace bcast::spec_tests {
+namespace {
+
+TEST(handles, moved_from_receiver_throws_logic_error_and_changes_nothing) { // R-HANDLE-1
+    auto [tx, rx] = channel<int>(1);
+    receiver<int> moved = std::move(rx);
+    EXPECT_FALSE(rx.valid()); // NOLINT(bugprone-use-after-move): that is the point
+    EXPECT_THROW(rx.try_recv(), std::logic_error);
+    EXPECT_THROW(rx.len(), std::logic_error);
+    EXPECT_THROW(rx.new_sender(), std::logic_error);
+    EXPECT_EQ(tx.receiver_count(), 1u);
+    EXPECT_TRUE(tx.try_broadcast(1));
+    EXPECT_EQ(*moved.try_recv(), 1);
+}
+
+TEST(handles, moved_from_sender_and_inactive_receiver_throw_logic_error) { // R-HANDLE-1
+    auto [tx, rx] = channel<int>(1);
+    sender<int> kept = std::move(tx);
+    EXPECT_THROW(tx.try_broadcast(1), std::logic_error); // NOLINT(bugprone-use-after-move)
+    inactive_receiver<int> parked = rx.new_receiver().deactivate();
+    inactive_receiver<int> kept_parked = std::move(parked);
+    EXPECT_THROW(parked.activate_cloned(), std::logic_error); // NOLINT(bugprone-use-after-move)
+    EXPECT_THROW(std::move(parked).activate(), std::logic_error);
+    EXPECT_EQ(kept.sender_count(), 1u);
+    EXPECT_EQ(kept.inactive_receiver_count(), 1u);
+}
+
+TEST(handles, copying_a_moved_from_handle_gives_an_empty_handle) { // R-HANDLE-1
+    auto [tx, rx] = channel<int>(1);
+    receiver<int> moved = std::move(rx);
+    receiver<int> copy = rx; // NOLINT(bugprone-use-after-move)
+    EXPECT_FALSE(copy.valid());
+    EXPECT_EQ(tx.receiver_count(), 1u);
+}
+
+TEST(handles, receiver_copy_assignment_releases_the_old_position_first) { // R-HANDLE-2, R-LIFE-3
+    auto [tx, rx] = channel<int>(2);
+    receiver<int> late = rx.new_receiver();
+    ASSERT_TRUE(tx.try_broadcast(1));
+    EXPECT_EQ(*rx.try_recv(), 1);
+    EXPECT_EQ(tx.len(), 1u); // `late` has not read it
+    late = rx;               // `late` gives up 1 and takes rx's position
+    EXPECT_EQ(tx.len(), 0u);
+    EXPECT_EQ(tx.receiver_count(), 2u);
+}
+
+TEST(handles, self_assignment_changes_nothing) { // R-HANDLE-2
+    auto [tx, rx] = channel<int>(2);
+    ASSERT_TRUE(tx.try_broadcast(1));
+    receiver<int>& same = rx;
+    rx = same;
+    sender<int>& same_sender = tx;
+    tx = same_sender;
+    EXPECT_EQ(tx.receiver_count(), 1u);
+    EXPECT_EQ(tx.sender_count(), 1u);
+    EXPECT_EQ(*rx.try_recv(), 1);
+}
+
+TEST(handles, sender_assignment_from_another_channel_closes_the_old_one) { // R-HANDLE-2, R-CLOSE-2
+    auto [tx, rx] = channel<int>(1);
+    auto [other_tx, other_rx] = channel<int>(1);
+    tx = other_tx;
+    EXPECT_TRUE(rx.is_closed());
+    EXPECT_EQ(other_rx.sender_count(), 2u);
+}
+
+TEST(handles, move_assignment_transfers_the_position) { // R-HANDLE-2
+    auto [tx, rx] = channel<int>(2);
+    ASSERT_TRUE(tx.try_broadcast(1));
+    ASSERT_TRUE(tx.try_broadcast(2));
+    EXPECT_EQ(*rx.try_recv(), 1);
+    receiver<int> target = rx.new_receiver();
+    target = std::move(rx);
+    EXPECT_EQ(*target.try_recv(), 2);
+    EXPECT_EQ(tx.receiver_count(), 1u);
+}
+
+} // namespace
+} // namespace bcast::spec_tests
