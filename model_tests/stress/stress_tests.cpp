@@ -101,6 +101,7 @@ void run_stress(std::size_t senders, int per_sender, bool chaos) {
                 case 5: { auto parked = spare.new_receiver().deactivate(); auto back = parked.activate_cloned(); } break;
                 }
             }
+            EXPECT_LE(queue_length_seen, 8u); // len() <= capacity() <= 8 (R-CAP-3)
             while (spare.recv() || !spare.is_closed()) {} // release what it holds so senders never wait on it
         });
     }
