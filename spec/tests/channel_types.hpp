@@ -15,6 +15,8 @@ using spec::handle_id;
 inline constexpr handle_id first_sender = spec::model<int>::first_sender;
 inline constexpr handle_id first_receiver = spec::model<int>::first_receiver;
 
+// The implementation is instantiated with two Models (R-IMPL-1) differing in
+// the position policy (R-IMPL-2): both must meet every rule.
 using all_channels = ::testing::Types<spec::model<int>, spec::channel_adapter<int, std_model>,
                                       spec::channel_adapter<int, std_atomic_seq_cst_model>>;
 

@@ -1,6 +1,8 @@
 // R-MSG-3: a throwing copy leaves the channel and the receiver as they were.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include <bcast/bcast.hpp>
 
 #include "counted.hpp"
@@ -44,6 +46,29 @@ TEST(exception_safety, zero_capacity_is_rejected_before_anything_changes) { // R
     EXPECT_THROW(rx.set_capacity(0), std::invalid_argument);
     EXPECT_EQ(tx.capacity(), 2u);
     EXPECT_EQ(*rx.try_recv(), 1);
+}
+
+} // namespace
+} // namespace bcast::spec_tests
+
+namespace bcast::spec_tests {
+namespace {
+
+struct throwing_move {
+    throwing_move(throwing_move&&) {} // not noexcept
+};
+struct throwing_destructor {
+    ~throwing_destructor() noexcept(false) {}
+};
+
+// R-MSG-4: checked at compile time; the channel's static_assert uses this concept.
+static_assert(message_type<int> && message_type<std::string> && message_type<throwing_copy>);
+static_assert(!message_type<throwing_move>);
+static_assert(!message_type<throwing_destructor>);
+
+TEST(exception_safety, message_type_requires_nothrow_move_and_destruction) { // R-MSG-4
+    EXPECT_TRUE(message_type<counted>);
+    EXPECT_FALSE(message_type<throwing_move>);
 }
 
 } // namespace

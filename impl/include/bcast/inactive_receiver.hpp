@@ -19,6 +19,7 @@ public:
         if (this->state_ != nullptr) this->state_->add_inactive_receiver();
     }
     inactive_receiver(inactive_receiver&& other) noexcept = default;
+    // R-HANDLE-2: the old channel is released as destruction would; self-assignment is harmless.
     inactive_receiver& operator=(const inactive_receiver& other) {
         inactive_receiver copy(other);
         swap(copy);

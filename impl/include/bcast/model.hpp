@@ -25,6 +25,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 
 namespace bcast {
 
@@ -91,6 +92,12 @@ struct atomic_position {
         typename Model::template atomic<std::uint64_t> pos_{0};
     };
 };
+
+// What a message type must be (R-MSG-4): moving messages inside the channel
+// (ring growth, hand-over to the last reader, eviction) cannot fail half-way.
+// Copy construction is needed only to receive.
+template <class T>
+concept message_type = std::is_nothrow_move_constructible_v<T> && std::is_nothrow_destructible_v<T>;
 
 // The standard-library model, parameterised on the position policy.
 template <class PositionPolicy = plain_position>

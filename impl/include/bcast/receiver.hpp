@@ -25,6 +25,7 @@ public:
     receiver(const receiver& other)
         : base(other.state_), pos_(other.state_ != nullptr ? other.state_->attach_receiver_copy(other.pos_) : 0) {}
     receiver(receiver&& other) noexcept : base(std::move(other)), pos_(other.pos_.load()) {}
+    // R-HANDLE-2: the old channel is released as destruction would; self-assignment is harmless.
     receiver& operator=(const receiver& other) {
         receiver copy(other);
         swap(copy);

@@ -23,6 +23,7 @@ public:
         if (this->state_ != nullptr) this->state_->add_sender();
     }
     sender(sender&& other) noexcept = default;
+    // R-HANDLE-2: the old channel is released as destruction would; self-assignment is harmless.
     sender& operator=(const sender& other) {
         sender copy(other);
         swap(copy);

@@ -212,7 +212,7 @@ public:
         return ring_.size();
     }
     bool is_empty() const { return len() == 0; }
-    bool is_full() const {
+    bool is_full() const { // R-CAP-5
         lock_type lock(mutex_);
         return ring_.size() == capacity_.get();
     }
@@ -233,7 +233,7 @@ public:
     }
 
     // R-OVF-4: turning overflow on frees every sender waiting on a full channel.
-    void set_overflow(bool enabled) {
+    void set_overflow(bool enabled) { // R-OVF-3
         lock_type lock(mutex_);
         if (enabled && !overflow_.get()) wake_all_senders();
         overflow_.set(enabled);
@@ -292,7 +292,7 @@ private:
             pos.store(head);
             return recv_result<T>(error_tag, recv_error{recv_errc::overflowed, head - current});
         }
-        const std::size_t index = static_cast<std::size_t>(current - head);
+        const std::size_t index = static_cast<std::size_t>(current - head); // next in sequence order (R-RECV-2)
         if (index == ring_.size()) {
             return recv_result<T>(error_tag, recv_error{closed_.get() ? recv_errc::closed : recv_errc::empty, 0});
         }

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../model.hpp"
 #include "assert.hpp"
 
 namespace bcast::detail {
@@ -23,9 +24,8 @@ template <class T, class Model>
 class slot_ring {
     // Moving messages inside the ring (on growth, and out to the last reader)
     // must not throw, or a failed move would leave a half-moved queue (R-MSG-4).
-    static_assert(std::is_nothrow_move_constructible_v<T>,
-                  "bcast: the message type must be nothrow move constructible");
-    static_assert(std::is_nothrow_destructible_v<T>, "bcast: the message type must be nothrow destructible");
+    static_assert(message_type<T>, "bcast: the message type must be nothrow move constructible and "
+                                   "nothrow destructible (R-MSG-4)");
 
     struct slot {
         // Active receivers that have not read this message yet. Invariant: >= 1
@@ -44,7 +44,7 @@ public:
     slot_ring(const slot_ring&) = delete;
     slot_ring& operator=(const slot_ring&) = delete;
 
-    ~slot_ring() {
+    ~slot_ring() { // every queued message is destroyed exactly once (R-MSG-2)
         while (size() != 0) drop_front();
     }
 

@@ -9,6 +9,16 @@
 // counter for all three kinds, starting with the first sender (0) and the first
 // receiver (1), so any implementation driven by the same operations assigns the
 // same ids (see channel_adapter.hpp).
+//
+// What the model leaves out, because a single-threaded model cannot show it:
+// - waking (R-WAKE-1, R-CAP-4, R-OVF-4, R-ACT-3, R-LIFE-6, R-CLOSE-6): the model
+//   instead answers broadcast_would_block() / recv_would_block(); a rule of
+//   R-WAKE-1 is "a waiter is woken whenever that answer may have changed";
+// - threads (R-THREAD-1) and the implementation's shape (R-IMPL-1..3);
+// - object lifetimes and copies (R-MSG-2, R-MSG-3, R-MSG-4, R-RECV-3): the
+//   model copies freely; the implementation's tests count objects;
+// - handle objects (R-HANDLE-1, R-HANDLE-2): the model has ids, not objects.
+// It uses the implementation's error vocabulary (R-ERR-1, R-ERR-2).
 #pragma once
 
 #include <algorithm>
@@ -42,9 +52,10 @@ public:
 
     // ---- sending (R-SEND-*, R-OVF-1, R-ACT-*, R-CLOSE-5) -------------------
 
+    // R-SEND-1: closed, then inactive (R-ACT-1), then full or evict (R-OVF-1).
     send_result<T> try_broadcast(handle_id sender, T message) {
         require(senders_.count(sender));
-        if (closed_) return failed(send_errc::closed, std::move(message));
+        if (closed_) return failed(send_errc::closed, std::move(message)); // R-CLOSE-5
         if (positions_.empty()) return failed(send_errc::inactive, std::move(message));
         std::optional<T> evicted;
         if (queue_.size() >= capacity_) {
@@ -53,11 +64,11 @@ public:
             queue_.pop_front();
             ++head_pos_;
         }
-        queue_.push_back(std::move(message));
+        queue_.push_back(std::move(message)); // R-SEND-2: every receiver's position is <= the tail
         return send_result<T>(std::move(evicted));
     }
 
-    // What a blocking broadcast would do if it cannot block (R-SEND-3).
+    // Whether a blocking broadcast would wait now (R-SEND-3, R-ACT-2).
     bool broadcast_would_block() const {
         if (closed_) return false;
         if (positions_.empty()) return await_active_;
@@ -74,6 +85,8 @@ public:
 
     // ---- receiving (R-RECV-*, R-OVF-2, R-CLOSE-5) --------------------------
 
+    // R-RECV-1: overflowed, the next message in sequence order (R-RECV-2),
+    // closed (R-CLOSE-5), empty.
     recv_result<T> try_recv(handle_id receiver) {
         std::uint64_t& pos = position_of(receiver);
         if (pos < head_pos_) { // R-OVF-2
@@ -90,11 +103,13 @@ public:
         return recv_result<T>(std::move(message));
     }
 
+    // Whether a blocking recv would wait now (R-RECV-4).
     bool recv_would_block(handle_id receiver) const {
         const std::uint64_t pos = positions_.at(receiver);
         return pos == tail_pos() && !closed_;
     }
 
+    // A timed recv whose time is up when it starts (R-RECV-5).
     recv_result<T> recv_expired(handle_id receiver) {
         if (recv_would_block(receiver)) return recv_result<T>(error_tag, recv_error{recv_errc::timed_out, 0});
         return try_recv(receiver);
@@ -165,7 +180,7 @@ public:
             ++head_pos_;
         }
     }
-    void set_overflow(handle_id via, bool enabled) { require(exists(via)), overflow_ = enabled; }
+    void set_overflow(handle_id via, bool enabled) { require(exists(via)), overflow_ = enabled; } // R-OVF-3
     void set_await_active(handle_id via, bool enabled) { require(exists(via)), await_active_ = enabled; }
     bool close(handle_id via) { // R-CLOSE-1
         require(exists(via));
@@ -178,7 +193,7 @@ public:
     bool is_closed(handle_id via) const { return require(exists(via)), closed_; }
     std::size_t len(handle_id via) const { return require(exists(via)), queue_.size(); }
     bool is_empty(handle_id via) const { return require(exists(via)), queue_.empty(); }
-    bool is_full(handle_id via) const { return require(exists(via)), queue_.size() == capacity_; }
+    bool is_full(handle_id via) const { return require(exists(via)), queue_.size() == capacity_; } // R-CAP-5
     std::size_t receiver_count(handle_id via) const { return require(exists(via)), positions_.size(); }
     std::size_t inactive_receiver_count(handle_id via) const { return require(exists(via)), inactives_.size(); }
     std::size_t sender_count(handle_id via) const { return require(exists(via)), senders_.size(); }
