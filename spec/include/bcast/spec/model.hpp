@@ -14,7 +14,8 @@
 // - waking (R-WAKE-1, R-CAP-4, R-OVF-4, R-ACT-3, R-LIFE-6, R-CLOSE-6): the model
 //   instead answers broadcast_would_block() / recv_would_block(); a rule of
 //   R-WAKE-1 is "a waiter is woken whenever that answer may have changed";
-// - threads (R-THREAD-1) and the implementation's shape (R-IMPL-1..3);
+// - threads (R-THREAD-1) and the implementation's shape (R-IMPL-1, R-IMPL-2,
+//   R-IMPL-3);
 // - object lifetimes and copies (R-MSG-2, R-MSG-3, R-MSG-4, R-RECV-3): the
 //   model copies freely; the implementation's tests count objects;
 // - handle objects (R-HANDLE-1, R-HANDLE-2): the model has ids, not objects.
@@ -217,7 +218,7 @@ private:
     static void require(bool handle_exists) {
         if (!handle_exists) throw std::logic_error("bcast::spec::model: no such handle");
     }
-    static send_result<T> failed(send_errc code, T message) {
+    static send_result<T> failed(send_errc code, T message) { // the message goes back (R-SEND-5)
         return send_result<T>(error_tag, send_error<T>{code, std::move(message)});
     }
 
