@@ -1,0 +1,145 @@
+// bcast_counts: the instruction-count half of the position experiment.
+//
+// Meant to run under `valgrind --tool=callgrind --dump-instr=yes` (see
+// callgrind_counts.py). For every case it zeroes callgrind's counters, runs the
+// case's loop K1 times and dumps ("<case>|<K1>"), then zeroes again, runs K2
+// more iterations of the same workload and dumps ("<case>|<K2>"). The driver
+// divides the difference by K2 - K1, so whatever a batch costs once (the first
+// call's lazy work, the dump itself) cancels, and only the per-iteration cost
+// remains. Without valgrind the client requests are no-ops and it just runs.
+//
+// Built three times: bcast_counts, against impl/include with every position
+// design; and, for the zero-cost check, twice with BCAST_COUNTS_PLAIN_ONLY (only
+// the plain position's cases): bcast_counts_plain against impl/include, and
+// bcast_counts_direct against a generated copy of the headers in which the
+// Model's types are replaced by the std types written in directly
+// (make_direct_std_headers.py). The two plain-only builds compile the same
+// source with the same set of instantiations, so only the headers differ: GCC's
+// inliner budgets are per translation unit, and a binary with five designs
+// inlines differently from one with a single design (blocking calls: 277 vs 256
+// instructions per iteration at N = 1), which would otherwise be mistaken for a
+// cost of the template.
+//
+// Usage: bcast_counts [--iters=K1,K2] [--filter=SUBSTRING] [--list]
+#include "cases.hpp"
+#include "rmw_position.hpp"
+
+// Without valgrind's headers the binary still builds (and just runs the loops),
+// so a tree without valgrind installed is not broken by this benchmark.
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(label) static_cast<void>(label)
+#endif
+
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <string>
+
+namespace {
+
+using bcast_bench::calls;
+
+struct count_case {
+    std::string name;
+    // Makes a fresh workload and returns "run k iterations of it".
+    std::function<std::function<void(std::uint64_t)>()> prepare;
+};
+
+template <class Model>
+void add_single_cases(std::vector<count_case>& cases, const char* position_name) {
+    for (calls kind : {calls::try_calls, calls::blocking_calls}) {
+        for (std::size_t receivers : {1, 2, 4, 8, 16}) {
+            std::string name = "single/" + std::string(bcast_bench::calls_name(kind)) + "/" + position_name +
+                               "/N:" + std::to_string(receivers);
+            cases.push_back({std::move(name), [kind, receivers] {
+                auto workload = std::make_shared<bcast_bench::single_thread_case<Model>>(receivers);
+                return std::function<void(std::uint64_t)>([workload, kind](std::uint64_t iterations) {
+                    if (kind == calls::try_calls) {
+                        workload->template run<calls::try_calls>(iterations);
+                    } else {
+                        workload->template run<calls::blocking_calls>(iterations);
+                    }
+                });
+            }});
+        }
+    }
+}
+
+// noinline: one copy of each floor loop, so its instructions are its own.
+[[gnu::noinline]] void mutex_pairs(std::mutex& mutex, std::uint64_t iterations) {
+    for (std::uint64_t k = 0; k < iterations; ++k) {
+        mutex.lock();
+        mutex.unlock();
+    }
+}
+
+[[gnu::noinline]] void seq_cst_stores(std::atomic<std::uint64_t>& cell, std::uint64_t iterations) {
+    for (std::uint64_t k = 0; k < iterations; ++k) cell.store(k, std::memory_order_seq_cst);
+}
+
+std::vector<count_case> all_cases() {
+    std::vector<count_case> cases;
+#if BCAST_COUNTS_PLAIN_ONLY
+    add_single_cases<bcast::std_model>(cases, "plain");
+#else
+    add_single_cases<bcast::std_model>(cases, "plain");
+    add_single_cases<bcast::std_atomic_relaxed_model>(cases, "relaxed");
+    add_single_cases<bcast::std_atomic_acq_rel_model>(cases, "acq_rel");
+    add_single_cases<bcast::std_atomic_seq_cst_model>(cases, "seq_cst");
+    add_single_cases<bcast_bench::fetch_add_model>(cases, "rmw");
+#endif
+    cases.push_back({"floor/mutex_pair", [] {
+        auto mutex = std::make_shared<std::mutex>();
+        return std::function<void(std::uint64_t)>([mutex](std::uint64_t iterations) { mutex_pairs(*mutex, iterations); });
+    }});
+    cases.push_back({"floor/seq_cst_store", [] {
+        auto cell = std::make_shared<std::atomic<std::uint64_t>>(0);
+        return std::function<void(std::uint64_t)>([cell](std::uint64_t iterations) { seq_cst_stores(*cell, iterations); });
+    }});
+    return cases;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    bcast_bench::leave_single_thread_mode();
+    std::uint64_t small_batch = 5000;
+    std::uint64_t large_batch = 15000;
+    std::string filter;
+    bool list_only = false;
+    for (int k = 1; k < argc; ++k) {
+        if (std::strncmp(argv[k], "--iters=", 8) == 0) {
+            char* rest = nullptr;
+            small_batch = std::strtoull(argv[k] + 8, &rest, 10);
+            if (rest == nullptr || *rest != ',') bcast_bench::fail("--iters takes K1,K2");
+            large_batch = std::strtoull(rest + 1, nullptr, 10);
+        } else if (std::strncmp(argv[k], "--filter=", 9) == 0) {
+            filter = argv[k] + 9;
+        } else if (std::strcmp(argv[k], "--list") == 0) {
+            list_only = true;
+        } else {
+            std::fprintf(stderr, "usage: bcast_counts [--iters=K1,K2] [--filter=SUBSTRING] [--list]\n");
+            return 2;
+        }
+    }
+    if (small_batch == 0 || large_batch <= small_batch) bcast_bench::fail("--iters needs 0 < K1 < K2");
+
+    for (const count_case& entry : all_cases()) {
+        if (entry.name.find(filter) == std::string::npos) continue;
+        std::printf("%s\n", entry.name.c_str());
+        if (list_only) continue;
+        auto run = entry.prepare();
+        run(16); // first touch outside the counted batches
+        for (std::uint64_t batch : {small_batch, large_batch}) {
+            const std::string label = entry.name + "|" + std::to_string(batch);
+            CALLGRIND_ZERO_STATS;
+            run(batch);
+            CALLGRIND_DUMP_STATS_AT(label.c_str());
+        }
+    }
+    return 0;
+}
