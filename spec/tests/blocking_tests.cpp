@@ -197,3 +197,40 @@ TEST(blocking, one_sender_object_used_from_many_threads) { // R-THREAD-1
 
 } // namespace
 } // namespace bcast::spec_tests
+
+namespace bcast::spec_tests {
+namespace {
+
+// Found while writing docs/design.md: a departing receiver that freed one
+// slot woke one sender, but when it was the last active receiver every
+// waiting sender's answer changed (full -> inactive with await_active off).
+TEST(blocking, last_active_receiver_leaving_wakes_every_sender_blocked_on_full) { // R-WAKE-1, R-ACT-3
+    auto [tx, rx] = channel<int>(1);
+    tx.set_await_active(false);
+    ASSERT_TRUE(tx.try_broadcast(0));
+    auto first = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(1); });
+    auto second = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(2); });
+    wait_until_senders_block(tx, 2);
+    inactive_receiver<int> parked = std::move(rx).deactivate(); // frees one slot, leaves no active receiver
+    EXPECT_EQ(first.get().error().code, send_errc::inactive);
+    EXPECT_EQ(second.get().error().code, send_errc::inactive);
+}
+
+} // namespace
+} // namespace bcast::spec_tests
+
+namespace bcast::spec_tests {
+namespace {
+
+TEST(blocking, timeout_beyond_the_clock_range_means_no_limit) { // R-SEND-4, R-RECV-5
+    auto [tx, rx] = channel<int>(1);
+    EXPECT_TRUE(tx.broadcast_for(1, std::chrono::hours::max())); // would overflow now() + timeout
+    EXPECT_EQ(*rx.recv_for(std::chrono::hours::max()), 1);
+    auto blocked = std::async(std::launch::async, [&rx = rx] { return rx.recv_for(std::chrono::hours::max()); });
+    wait_until_receivers_block(tx);
+    ASSERT_TRUE(tx.try_broadcast(2));
+    EXPECT_EQ(*blocked.get(), 2);
+}
+
+} // namespace
+} // namespace bcast::spec_tests

@@ -12,9 +12,31 @@
 
 namespace bcast {
 
-// One sender and one receiver over a new channel holding at most `capacity`
-// messages. Throws std::invalid_argument if capacity is 0 (R-CAP-1).
-// Defaults: overflow off, await_active on (R-ACT-2).
+/// Creates a channel: async-broadcast's `broadcast(cap)`.
+///
+/// @contract Returns one sender and one active receiver at position 0 over a
+/// new open channel that holds at most `capacity` messages, with overflow off
+/// (R-OVF-3) and await_active on (R-ACT-2) (R-CAP-1). The channel lives until
+/// its last handle of any kind is destroyed.
+/// @exception std::invalid_argument if `capacity` is 0 (R-CAP-1; upstream
+/// panics). std::bad_alloc if the slots cannot be allocated.
+/// @complexity O(capacity): all slots are allocated here, once, so that sending
+/// and receiving never allocate (R-IMPL-3).
+/// @blocking Never.
+/// @threadsafety Reentrant; the returned handles may be moved to other threads.
+///
+/// @tparam T     The message type: nothrow move constructible and nothrow
+///               destructible (R-MSG-4, a compile-time check); copy
+///               constructible if you receive it (R-RECV-3). Its copy
+///               constructor and destructor may run while the channel's mutex
+///               is held, so they must not use this same channel (a message
+///               owning the channel's last sender deadlocks when a departing
+///               receiver frees it; docs/design.md, "Lock discipline").
+/// @tparam Model The primitive set (R-IMPL-1): std_model by default, or one of
+///               the atomic-position models (R-IMPL-2).
+/// @param capacity The most messages the channel queues at once; at least 1.
+///        Changeable later with set_capacity() (R-CAP-2).
+/// @return The sender and the receiver, in that order.
 template <class T, class Model = std_model>
 std::pair<sender<T, Model>, receiver<T, Model>> channel(std::size_t capacity) {
     auto* state = new detail::channel_state<T, Model>(capacity);

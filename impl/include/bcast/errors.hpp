@@ -13,41 +13,54 @@
 
 namespace bcast {
 
+/// Why a send failed (R-ERR-1). The message always comes back with it (R-SEND-5).
 enum class send_errc {
-    full,      // overflow off and len() == capacity(); only try_broadcast reports it
-    closed,    // the channel is closed (R-CLOSE-5)
-    inactive,  // no active receiver (try_broadcast, or await_active off) (R-ACT-2)
-    timed_out, // broadcast_for / broadcast_until ran out of time (R-SEND-4)
+    full,      ///< Overflow off and len() == capacity(); only try_broadcast() reports it (R-SEND-1).
+    closed,    ///< The channel is closed (R-CLOSE-5). Checked first, so a full closed channel says `closed`.
+    inactive,  ///< No active receiver: from try_broadcast(), or broadcast() with await_active off (R-ACT-1, R-ACT-2).
+    timed_out, ///< broadcast_for() / broadcast_until() ran out of time while they would still wait (R-SEND-4).
 };
 
+/// Why a receive returned no message (R-ERR-1).
 enum class recv_errc {
-    empty,      // nothing new for this receiver; only try_recv reports it
-    closed,     // closed and this receiver has drained everything (R-CLOSE-5)
-    overflowed, // this receiver missed `missed` messages (R-OVF-2)
-    timed_out,  // recv_for / recv_until ran out of time (R-RECV-5)
+    empty,      ///< Nothing new for this receiver and the channel is open; only try_recv() reports it (R-RECV-1).
+    closed,     ///< Closed, and this receiver has drained everything (R-CLOSE-5). Permanent.
+    overflowed, ///< This receiver lost recv_error::missed messages and now continues at the oldest kept one (R-OVF-2). Reported once.
+    timed_out,  ///< recv_for() / recv_until() ran out of time while the channel was open and had nothing new (R-RECV-5).
 };
 
-// A failed send: why, and the message, handed back unchanged.
+/// A failed send: why, and the message, handed back unchanged (R-SEND-5).
+/// Upstream's TrySendError and SendError in one type; upstream drops the
+/// message of a cancelled send, bcast never drops it.
+/// @tparam T The message type.
 template <class T>
 struct send_error {
-    send_errc code;
-    T message;
+    send_errc code; ///< Why the send failed.
+    T message;      ///< The message that was not sent, now the caller's again.
 
+    /// Equal codes and equal messages (T must be equality comparable to use it).
     friend bool operator==(const send_error&, const send_error&) = default;
 };
 
-// A failed receive: why, and for `overflowed` how many messages were missed
-// (0 for every other code).
+/// A receive that returned no message: upstream's TryRecvError and RecvError
+/// in one type (R-ERR-1).
 struct recv_error {
-    recv_errc code;
-    std::uint64_t missed = 0;
+    recv_errc code;           ///< Why no message was returned.
+    std::uint64_t missed = 0; ///< For `overflowed`, the exact number of messages lost (head_pos − position, R-OVF-2); 0 otherwise.
 
+    /// Equal codes and equal counts.
     friend bool operator==(const recv_error&, const recv_error&) = default;
 };
 
 // Display strings: upstream's wording (async-broadcast 0.7.2, Display impls),
 // so logs read the same in both languages. `timed_out` has no upstream
 // counterpart. For overflowed, TryRecvError's wording is used (R-ERR-2).
+
+/// Upstream's Display wording for a send error code, e.g. "sending into a full
+/// channel" (R-ERR-2).
+/// @complexity O(1); never allocates. @blocking Never. @threadsafety Any thread.
+/// @param code The code to describe.
+/// @return A static string.
 inline const char* to_string(send_errc code) noexcept {
     switch (code) {
     case send_errc::full: return "sending into a full channel";
@@ -58,6 +71,11 @@ inline const char* to_string(send_errc code) noexcept {
     return "unknown send error";
 }
 
+/// Upstream's Display wording for a receive error code (R-ERR-2). For
+/// `overflowed` the count is left out: use to_string(const recv_error&).
+/// @complexity O(1); never allocates. @blocking Never. @threadsafety Any thread.
+/// @param code The code to describe.
+/// @return A static string.
 inline const char* to_string(recv_errc code) noexcept {
     switch (code) {
     case recv_errc::empty: return "receiving from an empty channel";
@@ -68,6 +86,11 @@ inline const char* to_string(recv_errc code) noexcept {
     return "unknown receive error";
 }
 
+/// Upstream's Display wording for a receive error, with the count for
+/// `overflowed`: "receiving operation observed 3 lost messages" (R-ERR-2).
+/// @complexity O(1); allocates the string. @blocking Never. @threadsafety Any thread.
+/// @param error The error to describe.
+/// @return The text.
 inline std::string to_string(const recv_error& error) {
     if (error.code == recv_errc::overflowed) {
         return "receiving operation observed " + std::to_string(error.missed) + " lost messages";
@@ -75,16 +98,32 @@ inline std::string to_string(const recv_error& error) {
     return to_string(error.code);
 }
 
+/// The wording of `error.code` (R-ERR-2); the message itself is not printed, so
+/// T need not be printable.
+/// @complexity O(1); allocates the string. @blocking Never. @threadsafety Any thread.
+/// @tparam T The message type.
+/// @param error The error to describe.
+/// @return The text.
 template <class T>
 std::string to_string(const send_error<T>& error) {
     return to_string(error.code);
 }
 
+/// Writes to_string(code); O(1), never blocks, as thread-safe as writing to `out`.
+/// @param out The stream. @param code The code. @return `out`.
 inline std::ostream& operator<<(std::ostream& out, send_errc code) { return out << to_string(code); }
+/// Writes to_string(code); O(1), never blocks, as thread-safe as writing to `out`.
+/// @param out The stream. @param code The code. @return `out`.
 inline std::ostream& operator<<(std::ostream& out, recv_errc code) { return out << to_string(code); }
+/// Writes to_string(error), with the count for `overflowed`; O(1), never blocks, as
+/// thread-safe as writing to `out`. @param out The stream.
+/// @param error The error. @return `out`.
 inline std::ostream& operator<<(std::ostream& out, const recv_error& error) {
     return out << to_string(error);
 }
+/// Writes the wording of `error.code`, not the message; O(1), never blocks, as
+/// thread-safe as writing to `out`. @tparam T The message type.
+/// @param out The stream. @param error The error. @return `out`.
 template <class T>
 std::ostream& operator<<(std::ostream& out, const send_error<T>& error) {
     return out << to_string(error.code);

@@ -10,40 +10,109 @@
 
 namespace bcast {
 
+/// A receiver that receives nothing: async-broadcast's `InactiveReceiver`.
+///
+/// It keeps the channel open while no active receiver exists (R-CLOSE-3) but
+/// no message is ever queued for it (R-ACT-1), so it never holds senders back.
+/// With no active receiver, try_broadcast() fails with `inactive` and
+/// broadcast() waits for one while await_active is on (R-ACT-2). Make one
+/// with receiver::deactivate(); turn it back into a receiver with activate()
+/// or activate_cloned(), which start at the tail (R-LIFE-5).
+///
+/// Every member other than destruction, assignment, swap(), valid() and
+/// copying throws std::logic_error on a moved-from handle and changes nothing
+/// (R-HANDLE-1).
+///
+/// @threadsafety Every member except assignment and activate() is `const` and
+/// may be called on one object from many threads at once (R-THREAD-1).
+///
+/// @tparam T     The message type (R-MSG-4).
+/// @tparam Model The primitive set (R-IMPL-1).
 template <class T, class Model>
 class inactive_receiver : public detail::handle_base<T, Model> {
     using base = detail::handle_base<T, Model>;
 
 public:
+    /// One more inactive receiver on the same channel (Rust's `Clone`,
+    /// R-HANDLE-2). Copying a moved-from handle gives another moved-from handle.
+    ///
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety `other` may be in use by other threads meanwhile.
+    /// @param other The inactive receiver to copy.
     inactive_receiver(const inactive_receiver& other) : base(other.state_) {
         if (this->state_ != nullptr) this->state_->add_inactive_receiver();
     }
+    /// Takes over `other`'s place; `other` becomes empty (R-HANDLE-1).
+    ///
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety Needs exclusive use of `other`.
+    /// @param other The inactive receiver to move from.
     inactive_receiver(inactive_receiver&& other) noexcept = default;
-    // R-HANDLE-2: the old channel is released as destruction would; self-assignment is harmless.
+    /// Releases this handle's channel exactly as destruction would, then
+    /// becomes a copy of `other` (R-HANDLE-2). Self-assignment changes nothing.
+    ///
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this`.
+    /// @param other The inactive receiver to copy.
+    /// @return `*this`.
     inactive_receiver& operator=(const inactive_receiver& other) {
         inactive_receiver copy(other);
         swap(copy);
         return *this;
     }
+    /// Releases this handle's channel exactly as destruction would
+    /// (R-HANDLE-2), then takes over `other`, which becomes empty.
+    ///
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this` and `other`.
+    /// @param other The inactive receiver to move from.
+    /// @return `*this`.
     inactive_receiver& operator=(inactive_receiver&& other) noexcept {
         inactive_receiver taken(std::move(other));
         swap(taken);
         return *this;
     }
+    /// Leaves the channel. The last inactive receiver, when no active receiver
+    /// remains, closes it (R-CLOSE-3), waking every waiter (R-CLOSE-6). Does
+    /// nothing on a moved-from handle.
+    ///
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this`, as any destructor.
     ~inactive_receiver() {
         this->release([](auto& state) { return state.release_inactive_receiver(); });
     }
 
+    /// Exchanges the channels of two inactive receivers.
+    ///
+    /// @complexity O(1). @blocking Never; takes no lock.
+    /// @threadsafety Needs exclusive use of both.
+    /// @param other The inactive receiver to swap with.
     void swap(inactive_receiver& other) noexcept { std::swap(this->state_, other.state_); }
 
-    // R-LIFE-5: an active receiver at the tail; this handle is consumed.
+    /// Turns this inactive receiver into an active receiver at the tail
+    /// (R-LIFE-5): it receives only messages sent from now on.
+    ///
+    /// @contract The inactive count drops by one and the active count grows by
+    /// one in one step, so the channel never looks receiver-less in between.
+    /// If it is the only active receiver, senders waiting for one are woken
+    /// (R-LIFE-6). On a closed channel it is counted but receives `closed`
+    /// (R-CLOSE-4). `*this` becomes empty. Use std::move(ia).activate().
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this`.
+    /// @return The active receiver.
     receiver<T, Model> activate() && {
         auto& state = this->state();
         const std::uint64_t pos = state.attach_receiver_at_tail(true);
         return detail::handle_access::adopt<receiver<T, Model>>(this->take_state(), pos);
     }
 
-    // R-LIFE-5: an active receiver at the tail; this handle stays.
+    /// A new active receiver at the tail; this inactive receiver stays
+    /// (R-LIFE-5).
+    ///
+    /// @contract As activate(), except that the inactive count is unchanged.
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety `const`: callable from any thread.
+    /// @return The active receiver.
     receiver<T, Model> activate_cloned() const {
         auto& state = this->state();
         const std::uint64_t pos = state.attach_receiver_at_tail(false);

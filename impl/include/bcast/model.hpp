@@ -48,15 +48,28 @@ private:
 
 } // namespace detail
 
-// Receiver position policy: a plain integer. All accesses happen under the
-// channel mutex, which already orders them; this is upstream's choice.
+/// Receiver position policy (R-IMPL-2): a plain integer, the default.
+///
+/// The channel reads and writes a position only while holding its mutex,
+/// which already orders every access; this is upstream's choice, and the
+/// cheapest (docs/position-design.md measures the alternatives).
 struct plain_position {
+    /// The position stored in a receiver built on `Model`.
+    ///
+    /// @complexity Every member is O(1). @blocking Never.
+    /// @threadsafety None of its own: the channel calls load() and store()
+    /// only under its mutex (R-THREAD-1).
+    /// @tparam Model The primitive set, whose `var` holds the integer.
     template <class Model>
     class type {
     public:
+        /// Position 0. @complexity O(1).
         type() = default;
+        /// Position `initial`. @param initial A sequence number.
         explicit type(std::uint64_t initial) : pos_(initial) {}
+        /// @return The position. Called under the channel mutex.
         std::uint64_t load() const noexcept { return pos_.get(); }
+        /// Sets the position. Called under the channel mutex. @param value A sequence number.
         void store(std::uint64_t value) noexcept { pos_.set(value); }
 
     private:
@@ -64,28 +77,45 @@ struct plain_position {
     };
 };
 
-// Receiver position policy: an atomic with a chosen memory order, the
-// alternative measured upstream (async-broadcast PR #70). `Order` names the
-// strength: relaxed -> relaxed load/store; acq_rel -> acquire load, release
-// store; seq_cst -> seq_cst both. The channel still accesses the position only
-// under its mutex, so every order is correct here; what the policy changes is
-// the instructions emitted, which is what the benchmark measures.
+/// Receiver position policy (R-IMPL-2): an atomic with a chosen memory
+/// order, the alternative measured upstream (async-broadcast PR #70).
+///
+/// `Order` names the strength: relaxed → relaxed load/store; acq_rel →
+/// acquire load, release store; seq_cst → seq_cst both. The channel still
+/// accesses the position only under its mutex, so every order is correct
+/// here; what the policy changes is the instructions emitted, which is what
+/// the benchmark measures (docs/position-design.md). It would matter only for
+/// a design that reads a position outside the lock
+/// (docs/position-question-relacy.md).
+/// @tparam Order The memory order family: relaxed, acq_rel or seq_cst.
 template <std::memory_order Order>
 struct atomic_position {
+    /// The order of every position load.
     static constexpr std::memory_order load_order =
         Order == std::memory_order_acq_rel ? std::memory_order_acquire : Order;
+    /// The order of every position store.
     static constexpr std::memory_order store_order =
         Order == std::memory_order_acq_rel ? std::memory_order_release : Order;
 
+    /// The position stored in a receiver built on `Model`.
+    ///
+    /// @complexity Every member is O(1). @blocking Never.
+    /// @threadsafety Atomic, but the channel still calls load() and store()
+    /// only under its mutex; the order is what the benchmark varies.
+    /// @tparam Model The primitive set, whose `atomic` holds the integer.
     template <class Model>
     class type {
     public:
+        /// Position 0.
         type() = default;
+        /// Position `initial`. @param initial A sequence number.
         explicit type(std::uint64_t initial) : pos_(initial) {}
         // Partner: the store below, made by whichever thread owned the receiver
         // before; the order is the policy's experimental variable (see above).
+        /// @return The position, loaded with load_order.
         std::uint64_t load() const noexcept { return pos_.load(load_order); }
         // Partner: the load above, in the receiver's next owner.
+        /// Stores the position with store_order. @param value A sequence number.
         void store(std::uint64_t value) noexcept { pos_.store(value, store_order); }
 
     private:
@@ -93,34 +123,46 @@ struct atomic_position {
     };
 };
 
-// What a message type must be (R-MSG-4): moving messages inside the channel
-// (ring growth, hand-over to the last reader, eviction) cannot fail half-way.
-// Copy construction is needed only to receive.
+/// What a message type must be (R-MSG-4): nothrow move constructible and
+/// nothrow destructible, so that moving messages inside the channel (ring
+/// growth, hand-over to the last reader, eviction) cannot fail half-way.
+/// Copy construction is needed only to receive (R-RECV-3).
+/// @tparam T The candidate message type.
 template <class T>
 concept message_type = std::is_nothrow_move_constructible_v<T> && std::is_nothrow_destructible_v<T>;
 
-// The standard-library model, parameterised on the position policy.
+/// The standard-library Model (R-IMPL-1): the channel compiled on it is the
+/// code one would write with std::mutex by hand, since `var` vanishes.
+/// @tparam PositionPolicy plain_position or an atomic_position (R-IMPL-2).
 template <class PositionPolicy = plain_position>
 struct basic_std_model {
-    using mutex = std::mutex;
-    using unique_lock = std::unique_lock<std::mutex>;
-    using condition_variable = std::condition_variable;
+    using mutex = std::mutex;                         ///< The one lock of a channel.
+    using unique_lock = std::unique_lock<std::mutex>; ///< Scoped lock; waits release it.
+    using condition_variable = std::condition_variable; ///< Where senders and receivers wait.
+    /// An atomic shared variable. @tparam U The value type.
     template <class U>
     using atomic = std::atomic<U>;
+    /// A plain shared variable touched only under the lock. @tparam U The value type.
     template <class U>
     using var = detail::std_var<U>;
-    using position = typename PositionPolicy::template type<basic_std_model>;
+    using position = typename PositionPolicy::template type<basic_std_model>; ///< A receiver's position.
 };
 
-// The default: what `bcast::channel<T>(cap)` uses.
+/// The default Model: what `bcast::channel<T>(cap)` uses.
 using std_model = basic_std_model<plain_position>;
 
-// The atomic-position designs of the position experiment.
+/// An atomic position with relaxed order, for the position experiment.
 using std_atomic_relaxed_model = basic_std_model<atomic_position<std::memory_order_relaxed>>;
+/// An atomic position with acquire loads and release stores, for the position experiment.
 using std_atomic_acq_rel_model = basic_std_model<atomic_position<std::memory_order_acq_rel>>;
+/// An atomic position with seq_cst order, for the position experiment.
 using std_atomic_seq_cst_model = basic_std_model<atomic_position<std::memory_order_seq_cst>>;
 
-// What the channel requires of a Model.
+/// What the channel requires of a Model (R-IMPL-1): the lock, the condition
+/// variable with untimed and timed waits, the traced plain variable and the
+/// position. A checker supplies its own types under these names
+/// (model_tests/relacy/relacy_model.hpp).
+/// @tparam M The candidate Model.
 template <class M>
 concept channel_model = requires(typename M::mutex& m, typename M::unique_lock& lock,
                                  typename M::condition_variable& cv,

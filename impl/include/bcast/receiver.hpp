@@ -10,37 +10,120 @@
 #include <cstdint>
 #include <utility>
 
+#include "detail/deadline.hpp"
 #include "detail/handle_base.hpp"
 #include "fwd.hpp"
 
 namespace bcast {
 
+/// An active receiving handle: async-broadcast's `Receiver`.
+///
+/// A receiver owns its read position, the sequence number of the next message
+/// it wants, and receives every message sent while it is active, in order,
+/// exactly once, unless it falls so far behind that messages are evicted or
+/// shrunk away before it reads them; then it is told how many it lost
+/// (R-RECV-2, R-OVF-2). While it has unread messages they stay queued and, with
+/// overflow off, hold back the senders (R-SEND-3): a receiver that is kept but
+/// never read stalls the channel, so destroy it or deactivate() it.
+///
+/// The channel-wide settings and queries are inherited from
+/// detail::handle_base and describe the channel, not this receiver: len()
+/// counts queued messages, not this receiver's unread ones (R-QUERY-1).
+///
+/// Every member other than destruction, assignment, swap(), valid() and
+/// copying throws std::logic_error on a moved-from receiver and changes
+/// nothing (R-HANDLE-1).
+///
+/// @threadsafety The receiving members are non-const: one receiver object has
+/// one user at a time. For several consuming threads give each its own copy,
+/// which is an independent receiver with its own position (R-THREAD-1). The
+/// `const` members may be called from any thread at any time. Two threads
+/// calling try_recv() on one object without a lock would not corrupt the
+/// channel (the position is touched only under its mutex), but they would
+/// split the messages between them instead of each seeing all of them
+/// (docs/position-question-relacy.md).
+///
+/// @tparam T     The message type (R-MSG-4); receiving copies it (R-RECV-3), so
+///               it must be copy constructible for the receiving members.
+/// @tparam Model The primitive set (R-IMPL-1); its `position` type is the
+///               position policy (R-IMPL-2).
 template <class T, class Model>
 class receiver : public detail::handle_base<T, Model> {
     using base = detail::handle_base<T, Model>;
 
 public:
-    // R-LIFE-1: the copy has the same position and the same pending messages.
-    // Copying a moved-from receiver gives another moved-from receiver.
+    /// A new, independent active receiver at the same position as `other`
+    /// (Rust's `Clone`, R-LIFE-1, R-HANDLE-2).
+    ///
+    /// @contract The copy receives exactly the messages `other` still has to
+    /// read, including a pending `overflowed(n)` report if `other` is lagging.
+    /// From then on the two receive independently. Copying a moved-from
+    /// receiver gives another moved-from receiver (R-HANDLE-1). On a closed
+    /// channel the copy still drains what `other` had (R-CLOSE-4). Never wakes
+    /// a sender: an existing receiver means the count was not 0 (R-LIFE-6).
+    /// @complexity O(len()): each queued message `other` has not read gains one
+    /// pending reader.
+    /// @blocking Never.
+    /// @threadsafety `other` may be receiving on another thread meanwhile; the
+    /// copy starts wherever `other` is at that instant (its position is read
+    /// under the channel mutex).
+    /// @param other The receiver to copy.
     receiver(const receiver& other)
         : base(other.state_), pos_(other.state_ != nullptr ? other.state_->attach_receiver_copy(other.pos_) : 0) {}
+    /// Takes over `other`'s place in the channel, position included; `other`
+    /// becomes empty (R-HANDLE-1). No message changes hands.
+    ///
+    /// @complexity O(1). @blocking Never; takes no lock.
+    /// @threadsafety Needs exclusive use of `other`: moving a receiver that
+    /// another thread is receiving on is a data race (Relacy shows it,
+    /// docs/position-question-relacy.md).
+    /// @param other The receiver to move from.
     receiver(receiver&& other) noexcept : base(std::move(other)), pos_(other.pos_.load()) {}
-    // R-HANDLE-2: the old channel is released as destruction would; self-assignment is harmless.
+    /// Gives up this receiver's unread messages exactly as destruction would,
+    /// then becomes a copy of `other` (R-HANDLE-2, R-LIFE-1). Self-assignment
+    /// changes nothing observable.
+    ///
+    /// @complexity O(len()). @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this`; `other` as for the copy
+    /// constructor.
+    /// @param other The receiver to copy.
+    /// @return `*this`.
     receiver& operator=(const receiver& other) {
         receiver copy(other);
         swap(copy);
         return *this;
     }
+    /// Gives up this receiver's unread messages exactly as destruction would
+    /// (R-HANDLE-2), then takes over `other`, which becomes empty.
+    ///
+    /// @complexity O(len()). @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this` and `other`.
+    /// @param other The receiver to move from.
+    /// @return `*this`.
     receiver& operator=(receiver&& other) noexcept {
         receiver taken(std::move(other));
         swap(taken);
         return *this;
     }
-    // R-LIFE-3: gives up every unread message.
+    /// Leaves the channel, giving up every unread message (R-LIFE-3).
+    ///
+    /// @contract Messages no other receiver still needs are destroyed now
+    /// (R-MSG-1), under the channel's mutex, and the senders waiting for the
+    /// freed slots are woken. The
+    /// last receiver, when no inactive receiver remains, closes the channel
+    /// (R-CLOSE-3). Does nothing on a moved-from receiver.
+    /// @complexity O(len()).
+    /// @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this`, as any destructor.
     ~receiver() {
         this->release([this](auto& state) { return state.detach_receiver(pos_, false); });
     }
 
+    /// Exchanges two receivers, positions included; no channel sees a change.
+    ///
+    /// @complexity O(1). @blocking Never; takes no lock.
+    /// @threadsafety Needs exclusive use of both receivers.
+    /// @param other The receiver to swap with.
     void swap(receiver& other) noexcept {
         std::swap(this->state_, other.state_);
         const std::uint64_t mine = pos_.load();
@@ -48,37 +131,114 @@ public:
         other.pos_.store(mine);
     }
 
-    // Never waits (R-RECV-1): overflowed(n) if this receiver lagged, else the
-    // next message, else closed (if closed) or empty.
+    /// Receives the next message for this receiver if there is one now.
+    ///
+    /// @contract In this order (R-RECV-1): if this receiver is lagging, error
+    /// `overflowed` with recv_error::missed = the exact number of messages it
+    /// lost; its position moves to the oldest kept message and the loss is
+    /// reported once (R-OVF-2). Else the next message, in sequence order
+    /// (R-RECV-2). Else `closed` if the channel is closed (R-CLOSE-5), else
+    /// `empty`. A lagging receiver gets `overflowed` even on a closed channel,
+    /// before its remaining messages. The last receiver to read a message
+    /// takes it by move; the others get copies (R-RECV-3). Taking the last
+    /// reader's copy frees a slot and wakes one waiting sender.
+    /// @exception Whatever T's copy constructor throws. The channel and this
+    /// receiver's position are then exactly as before, and the next call
+    /// retries the same message (R-MSG-3).
+    /// @complexity O(1) plus one copy (or, for the last reader, one move) of
+    /// the message.
+    /// @blocking Never waits.
+    /// @threadsafety One user at a time per receiver object (R-THREAD-1).
+    /// @return The message, or a recv_error with code `overflowed`, `closed` or
+    /// `empty`.
     recv_result<T> try_recv() { return this->state().try_recv(pos_); }
 
-    // Blocks while there is nothing for this receiver and the channel is open
-    // (R-RECV-4).
+    /// Receives the next message for this receiver, waiting for one if needed.
+    ///
+    /// @contract Waits while this receiver has nothing to read and the channel
+    /// is open (R-RECV-4), then does what try_recv() does; so it never returns
+    /// `empty`. Every send and close ends the wait (R-WAKE-1, R-CLOSE-6). A
+    /// loop `while (auto m = rx.recv())` ends at the first error: handle
+    /// `overflowed` explicitly if the channel may overflow.
+    /// @exception As try_recv() (R-MSG-3).
+    /// @complexity As try_recv(), per wakeup.
+    /// @blocking Yes, without limit; use recv_for() to bound the wait.
+    /// @threadsafety One user at a time per receiver object (R-THREAD-1).
+    /// @return The message, or a recv_error with code `overflowed` or `closed`.
     recv_result<T> recv() { return this->state().recv(pos_, detail::no_deadline{}); }
 
-    // As recv(), giving up with recv_errc::timed_out (R-RECV-5).
+    /// recv() that gives up after `timeout`.
+    ///
+    /// @contract As recv(), but if the time runs out while it would still wait,
+    /// fails with `timed_out` (R-RECV-5). The outcome is re-checked once after
+    /// the deadline, so a message that arrives just in time is received, and a
+    /// call that need not wait succeeds even with a zero timeout. On a closed
+    /// channel it answers at once: `timed_out` means "open, nothing yet".
+    /// Measured on `std::chrono::steady_clock`.
+    /// @exception As try_recv() (R-MSG-3).
+    /// @complexity As try_recv(), per wakeup.
+    /// @blocking At most about `timeout`, plus the time to reacquire the mutex.
+    /// @threadsafety One user at a time per receiver object (R-THREAD-1).
+    /// @param timeout How long to wait at most. A duration beyond the clock's
+    ///        range (such as `std::chrono::hours::max()`) waits without limit.
+    /// @return As recv(), or a recv_error with code `timed_out`.
     template <class Rep, class Period>
     recv_result<T> recv_for(const std::chrono::duration<Rep, Period>& timeout) {
-        return recv_until(std::chrono::steady_clock::now() + timeout);
+        if (const auto deadline = detail::deadline_after(timeout)) return recv_until(*deadline);
+        return recv();
     }
+    /// recv() that gives up at `deadline`.
+    ///
+    /// @contract As recv_for(); a deadline already in the past still receives
+    /// when no waiting is needed.
+    /// @exception As try_recv() (R-MSG-3).
+    /// @complexity As try_recv(), per wakeup.
+    /// @blocking Until `deadline` at most, plus the time to reacquire the mutex.
+    /// @threadsafety One user at a time per receiver object (R-THREAD-1).
+    /// @param deadline When to give up, on any clock the Model's
+    ///        condition_variable accepts (std_model: any clock).
+    /// @return As recv(), or a recv_error with code `timed_out`.
     template <class Clock, class Duration>
     recv_result<T> recv_until(const std::chrono::time_point<Clock, Duration>& deadline) {
         return this->state().recv(pos_, deadline);
     }
 
-    // A receiver at the tail (R-LIFE-2).
+    /// A new active receiver that gets only the messages sent from now on
+    /// (R-LIFE-2); cheaper than a copy, and independent of this receiver's
+    /// position.
+    ///
+    /// @contract As sender::new_receiver(): counted even on a closed channel,
+    /// which stays closed (R-CLOSE-4).
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety `const`: callable from any thread.
+    /// @return The new receiver.
     receiver new_receiver() const {
         auto& state = this->state();
         return receiver(&state, state.attach_receiver_at_tail(false));
     }
 
+    /// One more sender on this receiver's channel.
+    ///
+    /// @contract Counted even on a closed channel, which stays closed
+    /// (R-CLOSE-4): its sends then fail with `closed`.
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety `const`: callable from any thread.
+    /// @return The new sender.
     sender<T, Model> new_sender() const {
         auto& state = this->state();
         state.add_sender();
         return detail::handle_access::adopt<sender<T, Model>>(&state);
     }
 
-    // R-LIFE-4: becomes an inactive receiver, giving up every unread message.
+    /// Turns this receiver into an inactive receiver (R-LIFE-4).
+    ///
+    /// @contract Unread messages are given up as by destruction (R-LIFE-3,
+    /// R-MSG-1) and the inactive count grows by one; the channel stays open
+    /// because the inactive receiver remains (R-CLOSE-3). `*this` becomes
+    /// empty. Use std::move(rx).deactivate().
+    /// @complexity O(len()). @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this`.
+    /// @return The inactive receiver.
     inactive_receiver<T, Model> deactivate() && {
         auto& state = this->state();
         const bool last = state.detach_receiver(pos_, true);

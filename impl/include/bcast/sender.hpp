@@ -7,60 +7,192 @@
 #include <chrono>
 #include <utility>
 
+#include "detail/deadline.hpp"
 #include "detail/handle_base.hpp"
 #include "fwd.hpp"
 
 namespace bcast {
 
+/// The sending handle of a channel: async-broadcast's `Sender`.
+///
+/// A channel stays open while at least one sender exists; destroying the last
+/// one closes it (R-CLOSE-2). Copying a sender makes one more sender (Rust's
+/// `Clone`, R-HANDLE-2). The channel-wide settings and queries (capacity(),
+/// set_overflow(), close(), len(), ...) are inherited from
+/// detail::handle_base and describe the channel, not this handle (R-QUERY-1).
+///
+/// Every member other than destruction, assignment, swap(), valid() and
+/// copying throws std::logic_error on a moved-from sender and changes nothing
+/// (R-HANDLE-1).
+///
+/// @threadsafety Every member except assignment is `const` and may be called on
+/// one sender object from any number of threads at once; distinct handles are
+/// always independent (R-THREAD-1). Each call holds the channel's one mutex
+/// only for a bounded number of steps; only broadcast() and its timed forms
+/// wait for other threads.
+///
+/// @tparam T     The message type: nothrow move constructible and nothrow
+///               destructible (R-MSG-4, checked at compile time).
+/// @tparam Model The primitive set the channel is built on (R-IMPL-1);
+///               std_model unless you are model-checking.
 template <class T, class Model>
 class sender : public detail::handle_base<T, Model> {
     using base = detail::handle_base<T, Model>;
 
 public:
-    // A copy is one more sender (R-CLOSE-2 counts them). Copying a moved-from
-    // sender gives another moved-from sender.
+    /// One more sender on the same channel (Rust's `Clone`, R-HANDLE-2).
+    ///
+    /// @contract Works on a closed channel too and does not reopen it
+    /// (R-CLOSE-4). Copying a moved-from sender gives another moved-from
+    /// sender (R-HANDLE-1).
+    /// @complexity O(1).
+    /// @blocking Never (takes the channel mutex briefly).
+    /// @threadsafety `other` may be in use by other threads meanwhile.
+    /// @param other The sender to copy.
     sender(const sender& other) : base(other.state_) {
         if (this->state_ != nullptr) this->state_->add_sender();
     }
+    /// Takes over `other`'s place in the channel; `other` becomes empty
+    /// (R-HANDLE-1). The sender count does not change.
+    ///
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety Needs exclusive use of `other`: no other thread may be
+    /// using it, as for any move in C++.
+    /// @param other The sender to move from.
     sender(sender&& other) noexcept = default;
-    // R-HANDLE-2: the old channel is released as destruction would; self-assignment is harmless.
+    /// Releases this sender's channel exactly as destruction would, then
+    /// becomes a copy of `other` (R-HANDLE-2). Self-assignment changes nothing.
+    ///
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this`.
+    /// @param other The sender to copy.
+    /// @return `*this`.
     sender& operator=(const sender& other) {
         sender copy(other);
         swap(copy);
         return *this;
     }
+    /// Releases this sender's channel exactly as destruction would (R-HANDLE-2),
+    /// then takes over `other`, which becomes empty.
+    ///
+    /// @complexity O(1). @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this` and `other`.
+    /// @param other The sender to move from.
+    /// @return `*this`.
     sender& operator=(sender&& other) noexcept {
         sender taken(std::move(other));
         swap(taken);
         return *this;
     }
+    /// Leaves the channel. The last sender closes it (R-CLOSE-2), which wakes
+    /// every waiting sender and receiver (R-CLOSE-6); the last handle of any
+    /// kind frees it. Does nothing on a moved-from sender.
+    ///
+    /// @complexity O(1): when the last handle goes, no message is left to destroy.
+    /// @blocking Never.
+    /// @threadsafety Needs exclusive use of `*this`, as any destructor.
     ~sender() {
         this->release([](auto& state) { return state.release_sender(); });
     }
 
+    /// Exchanges the channels of two senders; no channel sees a change.
+    ///
+    /// @complexity O(1). @blocking Never; takes no lock.
+    /// @threadsafety Needs exclusive use of both senders.
+    /// @param other The sender to swap with.
     void swap(sender& other) noexcept { std::swap(this->state_, other.state_); }
 
-    // Never waits (R-SEND-1). Success holds the evicted message in overflow
-    // mode (R-OVF-1); an error hands `message` back (R-SEND-5).
+    /// Sends `message` if that needs no waiting.
+    ///
+    /// @contract Checks, in this order (R-SEND-1): closed → error `closed`;
+    /// no active receiver → error `inactive` (R-ACT-1, overflow makes no
+    /// difference); full → with overflow on, the oldest message is evicted and
+    /// the send succeeds (R-OVF-1), with overflow off error `full`. On success
+    /// the message is queued for every receiver active at this moment
+    /// (R-SEND-2) and every waiting receiver is woken (R-WAKE-1). The success
+    /// value is empty, or holds the evicted message, which now belongs to the
+    /// caller. Every error hands `message` back unchanged in
+    /// send_error::message (R-SEND-5).
+    /// @complexity O(1): one move of the message into a preallocated slot, one
+    /// more move out if a message is evicted; no allocation (R-IMPL-3).
+    /// @blocking Never waits.
+    /// @threadsafety Any number of threads may send on one sender at once;
+    /// messages from different threads are queued in the order the channel
+    /// mutex admits them.
+    /// @param message The message to send; moved in.
+    /// @return Empty optional on success, the evicted message in overflow mode,
+    /// or a send_error with code `closed`, `inactive` or `full`.
     send_result<T> try_broadcast(T message) const { return this->state().try_broadcast(std::move(message)); }
 
-    // Blocks while the channel is full (overflow off) or has only inactive
-    // receivers with await_active on (R-SEND-3).
+    /// Sends `message`, waiting while it cannot be sent yet.
+    ///
+    /// @contract Waits while the channel is full with overflow off, or has no
+    /// active receiver while await_active is on (R-SEND-3, R-ACT-2); then does
+    /// what try_broadcast() does. It therefore never fails with `full`; it fails
+    /// with `closed`, or with `inactive` when await_active is off and no
+    /// receiver is active. await_active off never makes a full channel fail:
+    /// the sender still waits for room. Every event that may change the answer
+    /// ends the wait (R-WAKE-1): a slot freed, capacity grown (R-CAP-4), overflow
+    /// turned on (R-OVF-4), an active receiver appearing (R-LIFE-6), await_active
+    /// turned off (R-ACT-3), close (R-CLOSE-6). A failed send hands `message`
+    /// back (R-SEND-5).
+    /// @complexity O(1) per attempt; one attempt per wakeup.
+    /// @blocking Yes, without limit; use broadcast_for() to bound the wait. There
+    /// is no other way to cancel it.
+    /// @threadsafety As try_broadcast(). Waiting senders are not served in a
+    /// guaranteed order.
+    /// @param message The message to send; moved in.
+    /// @return As try_broadcast(), never with code `full`.
     send_result<T> broadcast(T message) const {
         return this->state().broadcast(std::move(message), detail::no_deadline{});
     }
 
-    // As broadcast(), giving up with send_errc::timed_out (R-SEND-4).
+    /// broadcast() that gives up after `timeout`.
+    ///
+    /// @contract As broadcast(), but if the time runs out while it would still
+    /// wait, fails with `timed_out` and hands `message` back (R-SEND-4,
+    /// R-SEND-5). The outcome is re-checked once after the deadline, so a slot
+    /// freed just in time is used, and a call that need not wait succeeds even
+    /// with a zero timeout. Measured on `std::chrono::steady_clock`.
+    /// @complexity O(1) per attempt.
+    /// @blocking At most about `timeout`, plus the time to reacquire the mutex.
+    /// @threadsafety As try_broadcast().
+    /// @param message The message to send; moved in.
+    /// @param timeout How long to wait at most. A duration beyond the clock's
+    ///        range (such as `std::chrono::hours::max()`) waits without limit.
+    /// @return As broadcast(), or a send_error with code `timed_out`.
     template <class Rep, class Period>
     send_result<T> broadcast_for(T message, const std::chrono::duration<Rep, Period>& timeout) const {
-        return broadcast_until(std::move(message), std::chrono::steady_clock::now() + timeout);
+        if (const auto deadline = detail::deadline_after(timeout)) return broadcast_until(std::move(message), *deadline);
+        return broadcast(std::move(message));
     }
+    /// broadcast() that gives up at `deadline`.
+    ///
+    /// @contract As broadcast_for(); a deadline already in the past still
+    /// sends when no waiting is needed.
+    /// @complexity O(1) per attempt.
+    /// @blocking Until `deadline` at most, plus the time to reacquire the mutex.
+    /// @threadsafety As try_broadcast().
+    /// @param message The message to send; moved in.
+    /// @param deadline When to give up, on any clock the Model's
+    ///        condition_variable accepts (std_model: any clock).
+    /// @return As broadcast(), or a send_error with code `timed_out`.
     template <class Clock, class Duration>
     send_result<T> broadcast_until(T message, const std::chrono::time_point<Clock, Duration>& deadline) const {
         return this->state().broadcast(std::move(message), deadline);
     }
 
-    // A receiver at the tail: it sees only later messages (R-LIFE-2).
+    /// A new active receiver that gets only the messages sent from now on.
+    ///
+    /// @contract The receiver starts at the tail (R-LIFE-2), unlike a copy of a
+    /// receiver (R-LIFE-1). If it is the only active receiver, senders waiting
+    /// for one are woken (R-LIFE-6, a divergence: upstream wakes nobody here).
+    /// On a closed channel it is counted but the channel stays closed; it
+    /// receives `closed` (R-CLOSE-4).
+    /// @complexity O(1).
+    /// @blocking Never.
+    /// @threadsafety As try_broadcast().
+    /// @return The new receiver.
     receiver<T, Model> new_receiver() const {
         auto& state = this->state();
         const std::uint64_t pos = state.attach_receiver_at_tail(false);

@@ -185,8 +185,14 @@ public:
             ++freed;
         }
         receiver_count_.set(receiver_count_.get() - 1);
-        if (freed == 1) wake_one_sender();
-        if (freed > 1) wake_all_senders();
+        if (freed > 1 || receiver_count_.get() == 0) {
+            // Room for several senders, or the last active receiver left: then
+            // every waiting sender's answer changed (full -> inactive or wait for
+            // a receiver), not just one's (R-WAKE-1).
+            wake_all_senders();
+        } else if (freed == 1) {
+            wake_one_sender(); // one freed slot serves one sender
+        }
         close_if_no_receivers(); // R-CLOSE-3
         check_invariants();
         return no_handles_left();
