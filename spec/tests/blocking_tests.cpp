@@ -195,11 +195,6 @@ TEST(blocking, one_sender_object_used_from_many_threads) { // R-THREAD-1
     for (auto& thread : threads) thread.join();
 }
 
-} // namespace
-} // namespace bcast::spec_tests
-
-namespace bcast::spec_tests {
-namespace {
 
 // Found while writing docs/design.md: a departing receiver that freed one
 // slot woke one sender, but when it was the last active receiver every
@@ -216,11 +211,6 @@ TEST(blocking, last_active_receiver_leaving_wakes_every_sender_blocked_on_full) 
     EXPECT_EQ(second.get().error().code, send_errc::inactive);
 }
 
-} // namespace
-} // namespace bcast::spec_tests
-
-namespace bcast::spec_tests {
-namespace {
 
 TEST(blocking, timeout_beyond_the_clock_range_means_no_limit) { // R-SEND-4, R-RECV-5
     auto [tx, rx] = channel<int>(1);

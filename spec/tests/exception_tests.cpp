@@ -48,11 +48,6 @@ TEST(exception_safety, zero_capacity_is_rejected_before_anything_changes) { // R
     EXPECT_EQ(*rx.try_recv(), 1);
 }
 
-} // namespace
-} // namespace bcast::spec_tests
-
-namespace bcast::spec_tests {
-namespace {
 
 struct throwing_move {
     throwing_move(throwing_move&&) {} // not noexcept
