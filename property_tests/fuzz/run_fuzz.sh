@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target with clang and fuzzes for SECONDS, starting from
+# the seed corpus in this folder (which it never writes to: new inputs go to
+# BUILD_DIR/corpus). Extra arguments go to libFuzzer (e.g. -jobs=8 -workers=8).
+#
+# usage: run_fuzz.sh [SECONDS] [BUILD_DIR] [libFuzzer args...]
+# env:   BCAST_FUZZ_CXX (clang++-14, else clang++)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+seconds=${1:-60}
+build=${2:-$root/build-fuzz}
+shift $(( $# > 2 ? 2 : $# ))
+
+cxx=${BCAST_FUZZ_CXX:-$(command -v clang++-14 || command -v clang++ || true)}
+if [[ -z $cxx ]]; then echo "run_fuzz.sh: no clang++ found (set BCAST_FUZZ_CXX)"; exit 2; fi
+generator=()
+if command -v ninja > /dev/null; then generator=(-G Ninja); fi
+
+cmake -S "$here" -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DBCAST_ROOT="$root" > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 2; }
+cmake --build "$build" || exit 2
+
+mkdir -p "$build/corpus" "$build/artifacts"
+cd "$build"
+# -timeout: seconds per input; -max_len: 1 + 3 * 400 commands (the target ignores longer inputs).
+exec ./bcast_fuzz -max_total_time="$seconds" -timeout=10 -max_len=1201 -print_final_stats=1 \
+    -artifact_prefix="$build/artifacts/" "$@" "$build/corpus" "$here/corpus"

@@ -1,0 +1,211 @@
+// The conformance suite as a macro: BCAST_CONFORMANCE_SUITE(Name, Family)
+// defines the six property tests Name.conformance, Name.overflow, Name.lag,
+// Name.close, Name.lifetimes and Name.exception_safety for an implementation
+// family (spec/conformance.hpp). Include it in one GoogleTest source linked
+// with rapidcheck (see src/properties.cpp and docs/conformance.md).
+//
+// Every property generates programs of the command language (commands.hpp)
+// with its own mix of commands, runs each on the implementation and on
+// bcast::spec::model, compares every result (runner.hpp), and checks its named
+// statement on the implementation alone. A failure is shrunk to a minimal
+// program and printed with the seed; RC_PARAMS="reproduce=..." replays it.
+//
+// Programs per property: RC_PARAMS="max_success=N" if given, else the
+// environment variable BCAST_PROPERTY_SEQUENCES, else the compile definition
+// BCAST_PROPERTY_SEQUENCES (10000 in the main tree, fewer in sanitizer trees).
+// Program length: up to RC_PARAMS max_size commands (default here 200).
+#pragma once
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "commands.hpp"
+#include "messages.hpp"
+#include "runner.hpp"
+
+#ifndef BCAST_PROPERTY_SEQUENCES
+#define BCAST_PROPERTY_SEQUENCES 10000
+#endif
+
+namespace bcast::prop::suite {
+
+
+// ---- generators ------------------------------------------------------------
+
+// How often each command appears, and commands every program starts with
+// (part of the property's setting: never shrunk away).
+struct profile {
+    std::vector<std::pair<unsigned, op>> weights;
+    std::vector<command> prefix;
+};
+
+inline rc::Gen<program> programs(const profile& p) {
+    std::vector<op> pool; // each op repeated by its weight; shrinking moves towards the front
+    for (const auto& [weight, what] : p.weights) pool.insert(pool.end(), weight, what);
+    auto one = rc::gen::apply(
+        [](op what, int a, int b) { return command{what, static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)}; },
+        rc::gen::elementOf(pool), rc::gen::inRange(0, 8), rc::gen::inRange(0, 8));
+    return rc::gen::apply(
+        [prefix = p.prefix](int capacity, std::vector<command> commands) {
+            program result{static_cast<std::uint8_t>(capacity), prefix};
+            result.commands.insert(result.commands.end(), commands.begin(), commands.end());
+            return result;
+        },
+        rc::gen::inRange(1, int(max_capacity) + 1), rc::gen::container<std::vector<command>>(one));
+}
+
+// Every command; the ones that end things (close, drops, create) rarer.
+inline profile conformance_profile() {
+    return {{{6, op::try_broadcast}, {6, op::try_recv},          {2, op::broadcast},       {2, op::broadcast_expired},
+             {2, op::recv},          {2, op::recv_expired},      {1, op::recv_throwing},   {3, op::clone_receiver},
+             {2, op::new_receiver},  {1, op::new_sender},        {1, op::clone_sender},    {1, op::drop_sender},
+             {1, op::drop_receiver}, {1, op::drop_inactive},     {2, op::deactivate},      {1, op::activate},
+             {1, op::activate_cloned}, {1, op::clone_inactive},  {3, op::set_capacity},    {3, op::set_overflow},
+             {2, op::set_await_active}, {1, op::close},          {1, op::create},          {1, op::len},
+             {1, op::is_empty},      {1, op::is_full},           {1, op::capacity},        {1, op::receiver_count},
+             {1, op::inactive_receiver_count}, {1, op::sender_count}, {1, op::is_closed},  {1, op::overflow},
+             {1, op::await_active}},
+            {}};
+}
+
+// Overflow on from the start: many sends into small channels, receivers that
+// start at different places, shrinks.
+inline profile overflow_profile() {
+    return {{{10, op::try_broadcast}, {2, op::broadcast},     {6, op::try_recv},      {2, op::recv},
+             {3, op::clone_receiver}, {2, op::new_receiver},  {1, op::drop_receiver}, {1, op::deactivate},
+             {1, op::activate_cloned}, {2, op::set_capacity}, {1, op::set_overflow},  {1, op::len}},
+            {command{op::set_overflow, 0, 1}}};
+}
+
+// Lagging receivers: evictions and shrinks (including below len) mixed.
+inline profile lag_profile() {
+    return {{{8, op::try_broadcast}, {4, op::set_capacity},  {6, op::try_recv},     {1, op::recv_expired},
+             {1, op::recv},          {3, op::clone_receiver}, {1, op::new_receiver}, {1, op::drop_receiver},
+             {2, op::set_overflow},  {1, op::deactivate},     {1, op::activate}},
+            {command{op::set_overflow, 0, 1}}};
+}
+
+// Closing from every side: close(), last sender gone, last receiver gone;
+// sends, receives and new handles afterwards.
+inline profile close_profile() {
+    return {{{6, op::try_broadcast},  {1, op::broadcast},      {1, op::broadcast_expired}, {6, op::try_recv},
+             {2, op::recv},           {1, op::recv_expired},   {2, op::close},             {2, op::drop_sender},
+             {1, op::clone_sender},   {1, op::new_sender},     {1, op::drop_receiver},     {1, op::drop_inactive},
+             {1, op::deactivate},     {1, op::activate},       {1, op::activate_cloned},   {2, op::new_receiver},
+             {2, op::clone_receiver}, {1, op::is_closed},      {1, op::set_capacity},      {1, op::set_overflow},
+             {1, op::set_await_active}},
+            {}};
+}
+
+// Lifetimes: everything that creates, moves, evicts, drops messages or the
+// handles that pin them, with an instance-counted message type.
+inline profile lifetimes_profile() {
+    return {{{8, op::try_broadcast}, {1, op::broadcast},       {1, op::broadcast_expired}, {5, op::try_recv},
+             {1, op::recv},          {1, op::recv_expired},    {3, op::clone_receiver},    {2, op::new_receiver},
+             {2, op::drop_receiver}, {2, op::deactivate},      {1, op::activate},          {1, op::activate_cloned},
+             {1, op::drop_inactive}, {1, op::drop_sender},     {1, op::clone_sender},      {3, op::set_capacity},
+             {3, op::set_overflow},  {1, op::close},           {1, op::create}},
+            {}};
+}
+
+// Exception safety: receives whose copy throws, with several receivers so
+// that copies (not moves) are made.
+inline profile exception_profile() {
+    return {{{8, op::recv_throwing}, {2, op::try_recv},     {4, op::clone_receiver}, {1, op::new_receiver},
+             {8, op::try_broadcast}, {2, op::set_overflow}, {1, op::set_capacity},   {1, op::drop_receiver},
+             {1, op::deactivate}},
+            {}};
+}
+
+// ---- running a property ------------------------------------------------------
+
+inline int default_sequences() {
+    if (const char* env = std::getenv("BCAST_PROPERTY_SEQUENCES")) return std::atoi(env);
+    return BCAST_PROPERTY_SEQUENCES;
+}
+
+inline bool rc_params_set(const char* key) {
+    const char* params = std::getenv("RC_PARAMS");
+    return params != nullptr && std::string(params).find(key) != std::string::npos;
+}
+
+template <class Family, class Msg>
+void check_property(const profile& p, check_options options = {}) {
+    using impl = typename Family::template channel<Msg>;
+    static_assert(spec::broadcast_channel<impl, Msg>);
+
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    rc::detail::TestMetadata metadata;
+    metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
+    metadata.description = metadata.id;
+    rc::detail::TestParams params = rc::detail::configuration().testParams;
+    if (!rc_params_set("max_success")) params.maxSuccess = default_sequences();
+    if (!rc_params_set("max_size")) params.maxSize = 200; // programs of up to 200 commands (+ prefix)
+
+    // BCAST_PROPERTY_CHECKS=named: judge by the named properties alone, not by
+    // comparing results with the model (run_mutants.sh shows both).
+    if (const char* checks = std::getenv("BCAST_PROPERTY_CHECKS"); checks != nullptr && std::string(checks) == "named") {
+        options.compare = false;
+    }
+
+    run_stats total;
+    const rc::Gen<program> generator = programs(p);
+    const auto result = rc::detail::checkTestable(
+        [&] {
+            const program prog = *generator;
+            runner<impl, Msg> run(options);
+            try {
+                run.run(prog);
+            } catch (const mismatch& failure) {
+                RC_FAIL(std::string(failure.what()) + "\n  replay: bcast_replay '" + to_string(prog) + "'");
+            }
+            total += run.stats();
+        },
+        metadata, params);
+
+    std::cout << "[ " << metadata.id << " ] " << total << std::endl;
+    if (!result.template is<rc::detail::SuccessResult>()) {
+        std::ostringstream message;
+        rc::detail::printResultMessage(result, message);
+        FAIL() << message.str() << "\n(seed " << params.seed << "; rerun the whole property with RC_PARAMS=\"seed="
+               << params.seed << "\", or the failing case alone with the reproduce= string printed at exit)";
+    }
+}
+
+} // namespace bcast::prop::suite
+
+// The six properties for one implementation family; `Name` becomes the
+// GoogleTest suite name (test Name.conformance, ...).
+#define BCAST_CONFORMANCE_SUITE(Name, Family)                                                                   \
+    /* Every command, every result compared with the model. */                                                 \
+    TEST(Name, conformance) {                                                                                  \
+        ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::conformance_profile());        \
+    }                                                                                                          \
+    /* The evicted message is the oldest; received + missed == sent since the receiver started. */             \
+    TEST(Name, overflow) {                                                                                     \
+        ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::overflow_profile());           \
+    }                                                                                                          \
+    /* overflowed(n) once, before anything newer, n exact after evictions and shrinks. */                      \
+    TEST(Name, lag) { ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::lag_profile()); } \
+    /* After close: drain exactly the pending messages, then closed forever; sends closed; no reopening. */    \
+    TEST(Name, close) {                                                                                        \
+        ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::close_profile());              \
+    }                                                                                                          \
+    /* Every message destroyed exactly once, as soon as no receiver can read it. */                            \
+    TEST(Name, lifetimes) {                                                                                    \
+        ::bcast::prop::suite::check_property<Family, ::bcast::prop::tracked>(                                  \
+            ::bcast::prop::suite::lifetimes_profile());                                                        \
+    }                                                                                                          \
+    /* A throwing copy in try_recv changes nothing; the retry delivers the same message. */                    \
+    TEST(Name, exception_safety) {                                                                             \
+        ::bcast::prop::suite::check_property<Family, ::bcast::prop::tracked>(                                  \
+            ::bcast::prop::suite::exception_profile());                                                        \
+    }                                                                                                          \
+    static_assert(true, "")
