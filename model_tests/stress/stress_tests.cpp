@@ -68,7 +68,10 @@ void expect_same_order(const log& first, const log& second) {
 }
 
 void run_stress(std::size_t senders, int per_sender, bool chaos) {
-    auto [tx, rx] = channel<std::uint64_t>(4);
+    // Named, not structured bindings: clang 14 cannot capture those in lambdas.
+    auto ends = channel<std::uint64_t>(4);
+    sender<std::uint64_t>& tx = ends.first;
+    receiver<std::uint64_t>& rx = ends.second;
     receiver<std::uint64_t> second = rx;
     std::atomic<bool> sending_done{false};
 
