@@ -391,29 +391,33 @@ struct last_inactive_drop_vs_sender : scenario<last_inactive_drop_vs_sender<V>, 
 
 // 19. Timed send racing the receive that frees its slot: timing out and
 //     succeeding are both valid; the message is never lost or duplicated.
-struct timed_send_vs_recv : scenario<timed_send_vs_recv, M, 2> {
-    void before() { open(1), try_send(-1, 0, 100); }
+template <int V>
+struct timed_send_vs_recv : scenario<timed_send_vs_recv<V>, M, 2, expect(V)> {
+    void before() { this->open(1), this->try_send(-1, 0, 100); }
     void thread(unsigned t) {
         if (t == 0) {
-            send_timed(0, 0, 101);
+            this->send_timed(0, 0, 101);
         } else {
-            recv(1, 1);
+            until<V>(threads_waiting > 0);
+            this->recv(1, 1);
         }
     }
-    void after() { drain_all(), finish(); }
+    void after() { this->drain_all(), this->finish(); }
 };
 
 // 20. Timed receive racing the send it waits for: either outcome, nothing lost.
-struct timed_recv_vs_send : scenario<timed_recv_vs_send, M, 2> {
-    void before() { open(1); }
+template <int V>
+struct timed_recv_vs_send : scenario<timed_recv_vs_send<V>, M, 2, expect(V)> {
+    void before() { this->open(1); }
     void thread(unsigned t) {
         if (t == 0) {
-            recv_timed(0, 1);
+            this->recv_timed(0, 1);
         } else {
-            try_send(1, 0, 7);
+            until<V>(threads_waiting > 0);
+            this->try_send(1, 0, 7);
         }
     }
-    void after() { drain_all(), finish(); }
+    void after() { this->drain_all(), this->finish(); }
 };
 
 // ---- the position question ----------------------------------------------
@@ -603,10 +607,10 @@ void register_all(mode m) {
         "last active receiver gone, inactive one left: both blocked senders must see inactive");
     add_blocking<last_inactive_drop_vs_sender, rl::sched_full>("last_inactive_drop_vs_sender", 0, R,
         "last inactive receiver gone closes the channel; the waiting sender must see closed", false);
-    add<timed_send_vs_recv, rl::sched_full>("timed_send_vs_recv", 0, 0, "timeout racing the freeing recv: either outcome, nothing lost");
-    add<timed_send_vs_recv, rl::sched_random>("timed_send_vs_recv", 0, R, "timeout racing the freeing recv: either outcome, nothing lost");
-    add<timed_recv_vs_send, rl::sched_full>("timed_recv_vs_send", 0, 0, "timeout racing the send: either outcome, nothing lost");
-    add<timed_recv_vs_send, rl::sched_random>("timed_recv_vs_send", 0, R, "timeout racing the send: either outcome, nothing lost");
+    add_blocking<timed_send_vs_recv, rl::sched_full>("timed_send_vs_recv", 0, R,
+        "timeout racing the freeing recv: either outcome, nothing lost", false);
+    add_blocking<timed_recv_vs_send, rl::sched_full>("timed_recv_vs_send", 0, R,
+        "timeout racing the send: either outcome, nothing lost", false);
     add<shared_receiver_unsync<plain_model>, rl::sched_full>("position/shared_unsync/plain", 0, 0,
         "one receiver, two threads, no external sync: race-free (positions only under the lock)");
     add<shared_receiver_unsync<atomic_relaxed_model>, rl::sched_full>("position/shared_unsync/atomic_relaxed", 0, 0,
