@@ -9,6 +9,7 @@
 // See docs/semantics.md for the contract, rule by rule.
 #pragma once
 
+#include "async.hpp"
 #include "channel.hpp"
 #include "errors.hpp"
 #include "inactive_receiver.hpp"

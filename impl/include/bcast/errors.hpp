@@ -19,6 +19,7 @@ enum class send_errc {
     closed,    ///< The channel is closed (R-CLOSE-5). Checked first, so a full closed channel says `closed`.
     inactive,  ///< No active receiver: from try_broadcast(), or broadcast() with await_active off (R-ACT-1, R-ACT-2).
     timed_out, ///< broadcast_for() / broadcast_until() ran out of time while they would still wait (R-SEND-4).
+    cancelled, ///< A pending async_broadcast() was cancelled through its stop token; nothing was sent (R-ASYNC-4).
 };
 
 /// Why a receive returned no message (R-ERR-1).
@@ -27,6 +28,7 @@ enum class recv_errc {
     closed,     ///< Closed, and this receiver has drained everything (R-CLOSE-5). Permanent.
     overflowed, ///< This receiver lost recv_error::missed messages and now continues at the oldest kept one (R-OVF-2). Reported once.
     timed_out,  ///< recv_for() / recv_until() ran out of time while the channel was open and had nothing new (R-RECV-5).
+    cancelled,  ///< A pending async_recv() was cancelled through its stop token; no message was consumed (R-ASYNC-4).
 };
 
 /// A failed send: why, and the message, handed back unchanged (R-SEND-5).
@@ -53,8 +55,8 @@ struct recv_error {
 };
 
 // Display strings: upstream's wording (async-broadcast 0.7.2, Display impls),
-// so logs read the same in both languages. `timed_out` has no upstream
-// counterpart. For overflowed, TryRecvError's wording is used (R-ERR-2).
+// so logs read the same in both languages. `timed_out` and `cancelled` have no
+// upstream counterpart (upstream cancels by dropping the future). For overflowed, TryRecvError's wording is used (R-ERR-2).
 
 /// Upstream's Display wording for a send error code, e.g. "sending into a full
 /// channel" (R-ERR-2).
@@ -67,6 +69,7 @@ inline const char* to_string(send_errc code) noexcept {
     case send_errc::closed: return "sending into a closed channel";
     case send_errc::inactive: return "sending into the void (no active receivers)";
     case send_errc::timed_out: return "sending timed out";
+    case send_errc::cancelled: return "sending was cancelled";
     }
     return "unknown send error";
 }
@@ -82,6 +85,7 @@ inline const char* to_string(recv_errc code) noexcept {
     case recv_errc::closed: return "receiving from an empty and closed channel";
     case recv_errc::overflowed: return "receiving operation observed lost messages";
     case recv_errc::timed_out: return "receiving timed out";
+    case recv_errc::cancelled: return "receiving was cancelled";
     }
     return "unknown receive error";
 }

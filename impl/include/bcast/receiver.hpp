@@ -8,8 +8,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <stop_token>
 #include <utility>
 
+#include "async.hpp"
+#include "detail/async_operation.hpp"
 #include "detail/deadline.hpp"
 #include "detail/handle_base.hpp"
 #include "fwd.hpp"
@@ -201,6 +204,47 @@ public:
     template <class Clock, class Duration>
     recv_result<T> recv_until(const std::chrono::time_point<Clock, Duration>& deadline) {
         return this->state().recv(pos_, deadline);
+    }
+
+    /// Receives from a coroutine: `co_await rx.async_recv()`, so that
+    /// `while (auto m = co_await rx.async_recv())` reads until an error.
+    ///
+    /// @contract The same answer as recv() (R-ASYNC-1): the next message, the
+    /// overflow report, or `closed` once drained. Instead of blocking the
+    /// thread, the coroutine is suspended and queued on the channel without
+    /// allocating (R-ASYNC-2), and resumed inline on the thread that sent the
+    /// message or closed the channel, after that thread released the channel
+    /// lock (R-ASYNC-3). With `stop`, a stop request ends a pending wait with
+    /// `cancelled`; no message is consumed (R-ASYNC-4); an answer already there
+    /// is returned even if stop was requested.
+    /// @exception As try_recv(): a throwing copy is rethrown at the co_await,
+    /// and the message stays queued (R-MSG-3).
+    /// @complexity As try_recv() to start and per completion.
+    /// @blocking Never blocks the thread; suspends the coroutine while it must wait.
+    /// @threadsafety One user at a time per receiver object (R-THREAD-1); the
+    /// receiver must not be moved, used or destroyed while the operation is
+    /// pending (R-ASYNC-5).
+    /// @param stop Cancels a pending wait when stop is requested.
+    /// @return An awaitable whose `co_await` yields a recv_result<T>, as recv().
+    detail::recv_operation<T, Model> async_recv(std::stop_token stop = {}) {
+        return {this->state(), pos_, std::move(stop), detail::resumer::inline_resume()};
+    }
+
+    /// async_recv() that resumes its coroutine through `scheduler`
+    /// (`scheduler.schedule(handle)`) instead of inline (R-ASYNC-3).
+    /// @contract As async_recv(stop). An answer that is there at once does not
+    /// go through the scheduler.
+    /// @exception As async_recv().
+    /// @complexity As async_recv().
+    /// @blocking Never blocks the thread.
+    /// @threadsafety As async_recv(); `scheduler` must outlive the operation.
+    /// @tparam S A bcast::scheduler.
+    /// @param scheduler Where the coroutine resumes after waiting.
+    /// @param stop Cancels a pending wait when stop is requested.
+    /// @return An awaitable yielding a recv_result<T>.
+    template <scheduler S>
+    detail::recv_operation<T, Model> async_recv(S& scheduler, std::stop_token stop = {}) {
+        return {this->state(), pos_, std::move(stop), detail::resumer::through(scheduler)};
     }
 
     /// A new active receiver that gets only the messages sent from now on

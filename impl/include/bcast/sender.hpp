@@ -5,8 +5,11 @@
 #pragma once
 
 #include <chrono>
+#include <stop_token>
 #include <utility>
 
+#include "async.hpp"
+#include "detail/async_operation.hpp"
 #include "detail/deadline.hpp"
 #include "detail/handle_base.hpp"
 #include "fwd.hpp"
@@ -180,6 +183,47 @@ public:
     template <class Clock, class Duration>
     send_result<T> broadcast_until(T message, const std::chrono::time_point<Clock, Duration>& deadline) const {
         return this->state().broadcast(std::move(message), deadline);
+    }
+
+    /// Sends `message` from a coroutine: `co_await tx.async_broadcast(msg)`.
+    ///
+    /// @contract The same answer as broadcast() (R-ASYNC-1): waits while the
+    /// channel is full with overflow off, or has no active receiver while
+    /// await_active is on; the same events end the wait (R-WAKE-1); fails with
+    /// `closed` or `inactive`, handing `message` back; in overflow mode
+    /// returns the evicted message. Instead of blocking the thread, the
+    /// coroutine is suspended, queued on the channel in FIFO order without
+    /// allocating (R-ASYNC-2), and resumed inline on the thread that made room,
+    /// after that thread released the channel lock (R-ASYNC-3). With `stop`, a
+    /// stop request ends a pending wait with `cancelled` and hands `message`
+    /// back, unsent (R-ASYNC-4); a send that needs no wait is not cancelled.
+    /// @exception None from the channel.
+    /// @complexity O(1) to start and per completion.
+    /// @blocking Never blocks the thread; suspends the coroutine while it must wait.
+    /// @threadsafety As try_broadcast(). The sender must outlive the pending
+    /// operation (R-ASYNC-5).
+    /// @param message The message to send; moved in.
+    /// @param stop Cancels a pending wait when stop is requested.
+    /// @return An awaitable whose `co_await` yields a send_result<T>, as broadcast().
+    detail::send_operation<T, Model> async_broadcast(T message, std::stop_token stop = {}) const {
+        return {this->state(), std::move(message), std::move(stop), detail::resumer::inline_resume()};
+    }
+
+    /// async_broadcast() that resumes its coroutine through `scheduler`
+    /// (`scheduler.schedule(handle)`) instead of inline (R-ASYNC-3).
+    /// @contract As async_broadcast(message, stop). An answer that is there at
+    /// once does not go through the scheduler.
+    /// @complexity O(1) to start and per completion.
+    /// @blocking Never blocks the thread.
+    /// @threadsafety As async_broadcast(); `scheduler` must outlive the operation.
+    /// @tparam S A bcast::scheduler.
+    /// @param scheduler Where the coroutine resumes after waiting.
+    /// @param message The message to send; moved in.
+    /// @param stop Cancels a pending wait when stop is requested.
+    /// @return An awaitable yielding a send_result<T>.
+    template <scheduler S>
+    detail::send_operation<T, Model> async_broadcast(S& scheduler, T message, std::stop_token stop = {}) const {
+        return {this->state(), std::move(message), std::move(stop), detail::resumer::through(scheduler)};
     }
 
     /// A new active receiver that gets only the messages sent from now on.

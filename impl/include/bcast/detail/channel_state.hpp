@@ -19,6 +19,16 @@
 // await_active off, close). Every change that can end a wait notifies while
 // holding the lock, and only when someone waits (`waiting_*`), so the
 // uncontended path makes no notify call at all.
+//
+// Async waiters (R-ASYNC-1..5, docs/async.md): a suspended async_recv() or
+// async_broadcast() is a node in `recv_waiters_` / `send_waiters_`. Instead of
+// being woken to retry, it is served by whoever changes the state: the same
+// wake sites that notify the condition variables mark the list as changed, and
+// every critical section ends by retrying the marked lists' waiters in FIFO
+// order under the lock (settle_async_waiters), moving each finished one into a
+// completion_batch that resumes it after the lock is released. An async
+// operation checks the state and queues itself in one critical section, so a
+// change made after that check always finds it in the list (no lost wakeup).
 #pragma once
 
 #include <algorithm>
@@ -34,6 +44,7 @@
 #include "../result.hpp"
 #include "assert.hpp"
 #include "slot_ring.hpp"
+#include "waiter.hpp"
 
 namespace bcast::detail {
 
@@ -50,6 +61,8 @@ class channel_state {
 public:
     using position = typename Model::position;
     using lock_type = typename Model::unique_lock;
+    using recv_waiter_type = recv_waiter<T, Model>;
+    using send_waiter_type = send_waiter<T, Model>;
 
     // A new channel has one sender and one receiver (R-CAP-1).
     explicit channel_state(std::size_t capacity) : ring_((check_capacity(capacity), capacity)) {
@@ -66,7 +79,7 @@ public:
 
     // R-SEND-1: closed, then inactive, then full (overflow evicts instead).
     send_result<T> try_broadcast(T message) {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         std::optional<T> evicted;
         const send_outcome outcome = attempt_send(message, evicted);
         check_invariants();
@@ -78,20 +91,18 @@ public:
     // await_active, while there is no active receiver.
     template <class Deadline>
     send_result<T> broadcast(T message, const Deadline& deadline) {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         bool timed_out = false;
         for (;;) {
             std::optional<T> evicted;
             const send_outcome outcome = attempt_send(message, evicted);
             check_invariants();
             if (outcome == send_outcome::sent) return send_result<T>(std::move(evicted));
-            const bool must_wait =
-                outcome == send_outcome::full || (outcome == send_outcome::inactive && await_active_.get());
-            if (!must_wait) return send_result<T>(error_tag, send_error<T>{to_errc(outcome), std::move(message)});
+            if (!must_wait(outcome)) return send_result<T>(error_tag, send_error<T>{to_errc(outcome), std::move(message)});
             // A timed-out wait still re-checks once (above), so a notification
             // that raced with the timeout is never lost (R-WAKE-1).
             if (timed_out) return send_result<T>(error_tag, send_error<T>{send_errc::timed_out, std::move(message)});
-            timed_out = wait(lock, senders_cv_, waiting_senders_, deadline);
+            timed_out = wait(section.lock(), senders_cv_, waiting_senders_, deadline);
         }
     }
 
@@ -99,7 +110,7 @@ public:
 
     // R-RECV-1: overflowed, then the next message, then closed, then empty.
     recv_result<T> try_recv(position& pos) {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         recv_result<T> received = attempt_recv(pos);
         check_invariants();
         return received;
@@ -109,15 +120,98 @@ public:
     // channel is open.
     template <class Deadline>
     recv_result<T> recv(position& pos, const Deadline& deadline) {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         bool timed_out = false;
         for (;;) {
             recv_result<T> received = attempt_recv(pos);
             check_invariants();
             if (received.has_value() || received.error().code != recv_errc::empty) return received;
             if (timed_out) return recv_result<T>(error_tag, recv_error{recv_errc::timed_out, 0});
-            timed_out = wait(lock, receivers_cv_, waiting_receivers_, deadline);
+            timed_out = wait(section.lock(), receivers_cv_, waiting_receivers_, deadline);
         }
+    }
+
+    // ---- async operations (R-ASYNC-1..5) -----------------------------------
+
+    // Starts an async receive. Returns false when it finished at once (the
+    // answer is in `waiter.result`; a throwing copy propagates and changes
+    // nothing), true when the waiter was queued: then exactly one later call of
+    // waiter.on_complete reports its answer.
+    bool start_recv(recv_waiter_type& waiter) {
+        critical_section section(*this);
+        recv_result<T> received = attempt_recv(*waiter.pos);
+        check_invariants();
+        if (received.has_value() || received.error().code != recv_errc::empty) {
+            waiter.result.emplace(std::move(received));
+            return false;
+        }
+        if (waiter.cancel_requested.get()) { // cancelled before it could wait (R-ASYNC-4)
+            waiter.result.emplace(error_tag, recv_error{recv_errc::cancelled, 0});
+            return false;
+        }
+        // Queued in the same critical section as the check above: a message or
+        // close that comes later runs settle_async_waiters and finds it.
+        queue(recv_waiters_, waiter);
+        return true;
+    }
+
+    // Starts an async send of *waiter.message; returns as start_recv() does.
+    bool start_send(send_waiter_type& waiter) {
+        critical_section section(*this);
+        std::optional<T> evicted;
+        const send_outcome outcome = attempt_send(*waiter.message, evicted);
+        check_invariants();
+        if (outcome == send_outcome::sent) {
+            waiter.result.emplace(std::move(evicted));
+            return false;
+        }
+        if (!must_wait(outcome) || waiter.cancel_requested.get()) {
+            const send_errc code = must_wait(outcome) ? send_errc::cancelled : to_errc(outcome);
+            waiter.result.emplace(error_tag, send_error<T>{code, std::move(*waiter.message)});
+            return false;
+        }
+        queue(send_waiters_, waiter); // same critical section as the check: no lost wakeup
+        return true;
+    }
+
+    // R-ASYNC-4: cancels a pending async operation. A queued waiter leaves its
+    // list with a `cancelled` answer (nothing consumed, the message handed back)
+    // and is completed after the lock is released. One that is not queued yet
+    // is marked, so start_*() answers `cancelled` instead of queueing; one that
+    // already completed keeps its answer (a message is never lost to a late
+    // cancel). Returns true if this call cancelled a queued wait.
+    bool cancel(recv_waiter_type& waiter) noexcept {
+        critical_section section(*this);
+        if (!waiter.queued) {
+            if (!waiter.completed.get()) waiter.cancel_requested.set(true);
+            return false;
+        }
+        waiter.result.emplace(error_tag, recv_error{recv_errc::cancelled, 0});
+        section.complete(recv_waiters_, waiter);
+        return true;
+    }
+    bool cancel(send_waiter_type& waiter) noexcept {
+        critical_section section(*this);
+        if (!waiter.queued) {
+            if (!waiter.completed.get()) waiter.cancel_requested.set(true);
+            return false;
+        }
+        waiter.result.emplace(error_tag, send_error<T>{send_errc::cancelled, std::move(*waiter.message)});
+        section.complete(send_waiters_, waiter);
+        return true;
+    }
+
+    // The owner of a queued waiter is going away without waiting for it (its
+    // coroutine was destroyed while suspended): unlink it without completing
+    // it. Returns false if it had already been completed, i.e. its
+    // on_complete() call is pending or running: destroying it then is the
+    // caller's bug.
+    bool forget(waiter& node) noexcept {
+        lock_type lock(mutex_);
+        if (!node.queued) return false;
+        (is_queued_in(recv_waiters_, node) ? recv_waiters_ : send_waiters_).remove(node);
+        node.queued = false;
+        return true;
     }
 
     // ---- handles ---------------------------------------------------------
@@ -129,7 +223,7 @@ public:
 
     // Returns true when this was the last handle: the caller deletes the state.
     bool release_sender() noexcept {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         sender_count_.set(sender_count_.get() - 1);
         if (sender_count_.get() == 0) close_locked(); // R-CLOSE-2
         return no_handles_left();
@@ -141,7 +235,7 @@ public:
     }
 
     bool release_inactive_receiver() noexcept {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         inactive_receiver_count_.set(inactive_receiver_count_.get() - 1);
         close_if_no_receivers(); // R-CLOSE-3
         return no_handles_left();
@@ -151,7 +245,7 @@ public:
     // (R-LIFE-2, R-LIFE-5). With `consume_inactive`, an inactive receiver turns
     // into it (activate()).
     std::uint64_t attach_receiver_at_tail(bool consume_inactive) {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         if (consume_inactive) inactive_receiver_count_.set(inactive_receiver_count_.get() - 1);
         add_active_receiver();
         check_invariants();
@@ -160,7 +254,7 @@ public:
 
     // A copy of a receiver: same position, same pending messages (R-LIFE-1).
     std::uint64_t attach_receiver_copy(const position& original) {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         const std::uint64_t pos = original.load();
         for (std::size_t index = first_unread_index(pos); index < ring_.size(); ++index) {
             ring_.set_pending_readers(index, ring_.pending_readers(index) + 1);
@@ -173,7 +267,8 @@ public:
     // A receiver goes away and gives up its unread messages (R-LIFE-3); with
     // `becomes_inactive` it turns into an inactive receiver (R-LIFE-4).
     bool detach_receiver(const position& pos, bool becomes_inactive) noexcept {
-        lock_type lock(mutex_);
+        critical_section section(*this);
+        BCAST_ASSERT(!has_recv_waiter_for(pos)); // a receiver outlives its pending async_recv() (R-ASYNC-5)
         if (becomes_inactive) inactive_receiver_count_.set(inactive_receiver_count_.get() + 1);
         for (std::size_t index = first_unread_index(pos.load()); index < ring_.size(); ++index) {
             ring_.set_pending_readers(index, ring_.pending_readers(index) - 1);
@@ -226,7 +321,7 @@ public:
     // R-CAP-2, R-CAP-3, R-CAP-4.
     void set_capacity(std::size_t new_capacity) {
         check_capacity(new_capacity);
-        lock_type lock(mutex_);
+        critical_section section(*this);
         ring_.grow(new_capacity); // may throw bad_alloc: nothing changed yet
         const std::size_t old_capacity = capacity_.get();
         capacity_.set(new_capacity);
@@ -240,30 +335,56 @@ public:
 
     // R-OVF-4: turning overflow on frees every sender waiting on a full channel.
     void set_overflow(bool enabled) { // R-OVF-3
-        lock_type lock(mutex_);
+        critical_section section(*this);
         if (enabled && !overflow_.get()) wake_all_senders();
         overflow_.set(enabled);
     }
 
     // R-ACT-3: turning await_active off ends every wait for an active receiver.
     void set_await_active(bool enabled) {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         if (!enabled && await_active_.get()) wake_all_senders();
         await_active_.set(enabled);
     }
 
     // R-CLOSE-1.
     bool close() {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         return close_locked();
     }
 
     ~channel_state() {
         // R-CLOSE-3 and R-MSG-1 together: with no receiver, no message is queued.
         BCAST_ASSERT(ring_.size() == 0);
+        BCAST_ASSERT(recv_waiters_.empty() && send_waiters_.empty()); // every waiter borrows a live handle
     }
 
 private:
+    // A locked region of every operation that can change what a waiter would
+    // get. Its members are destroyed in reverse order: the destructor body
+    // settles the async waiters under the lock, then `lock_` releases the
+    // mutex, then `completed_` resumes the waiters that finished (R-ASYNC-3).
+    class critical_section {
+    public:
+        explicit critical_section(channel_state& state) : state_(state), lock_(state.mutex_) {}
+        critical_section(const critical_section&) = delete;
+        critical_section& operator=(const critical_section&) = delete;
+        ~critical_section() { state_.settle_async_waiters(completed_); }
+
+        lock_type& lock() noexcept { return lock_; }
+
+        // Unlinks a queued waiter whose answer is set and schedules its resumption.
+        template <class Waiter>
+        void complete(waiter_list& list, Waiter& node) noexcept {
+            state_.finish(list, node, completed_);
+        }
+
+    private:
+        channel_state& state_;
+        completion_batch completed_; // destroyed last: after the unlock
+        lock_type lock_;             // destroyed first
+    };
+
     enum class send_outcome { sent, full, inactive, closed };
 
     static send_errc to_errc(send_outcome outcome) noexcept {
@@ -272,6 +393,11 @@ private:
         case send_outcome::inactive: return send_errc::inactive;
         default: return send_errc::closed;
         }
+    }
+
+    // Whether a blocking send waits on this outcome (R-SEND-3, R-ACT-2).
+    bool must_wait(send_outcome outcome) const noexcept {
+        return outcome == send_outcome::full || (outcome == send_outcome::inactive && await_active_.get());
     }
 
     // One non-blocking send step, under the lock. On `sent` the message has
@@ -337,15 +463,103 @@ private:
     // Partner of each: the wait() of a sender in broadcast(). Under the lock, so
     // a sender that has counted itself in waiting_senders_ is already inside
     // cv.wait and cannot miss it.
+    // Each also marks the async list, whose partner is the queue() in
+    // start_send()/start_recv(): the critical section retries those waiters
+    // before it unlocks (settle_async_waiters).
     void wake_one_sender() {
         if (waiting_senders_.get() != 0) senders_cv_.notify_one(); // one freed slot serves one sender
+        if (!send_waiters_.empty()) senders_changed_.set(true);
     }
     void wake_all_senders() {
         if (waiting_senders_.get() != 0) senders_cv_.notify_all(); // a change every waiting sender must see
+        if (!send_waiters_.empty()) senders_changed_.set(true);
     }
     // Partner: the wait() of a receiver in recv(); every receiver reads every message.
     void wake_all_receivers() {
         if (waiting_receivers_.get() != 0) receivers_cv_.notify_all();
+        if (!recv_waiters_.empty()) receivers_changed_.set(true);
+    }
+
+    // ---- async waiters -------------------------------------------------------
+
+    void queue(waiter_list& list, waiter& node) noexcept {
+        list.push_back(node);
+        node.queued = true;
+    }
+
+    template <class Waiter>
+    void finish(waiter_list& list, Waiter& node, completion_batch& completed) noexcept {
+        list.remove(node);
+        node.queued = false;
+        node.completed.set(true); // read by the owner after on_complete (its partner) resumed it
+        completed.add(node);
+    }
+
+    // Runs at the end of every critical section, under the lock. Serving a
+    // waiter can change the state again (a receive frees a slot, a send adds a
+    // message), so it loops until neither list is marked; it ends because each
+    // round that marks a list has completed at least one waiter.
+    void settle_async_waiters(completion_batch& completed) noexcept {
+        while (senders_changed_.get() || receivers_changed_.get()) {
+            if (receivers_changed_.get()) {
+                receivers_changed_.set(false);
+                settle_receivers(completed);
+            }
+            if (senders_changed_.get()) {
+                senders_changed_.set(false);
+                settle_senders(completed);
+            }
+        }
+        check_invariants();
+    }
+
+    // Every pending receive whose receiver now has an answer gets it (every
+    // receiver reads every message, so all of them are tried).
+    void settle_receivers(completion_batch& completed) noexcept {
+        for (waiter* node = recv_waiters_.front(); node != nullptr;) {
+            auto& pending = static_cast<recv_waiter_type&>(*node);
+            node = node->next; // `pending` may leave the list below
+            try {
+                recv_result<T> received = attempt_recv(*pending.pos);
+                if (!received.has_value() && received.error().code == recv_errc::empty) continue;
+                pending.result.emplace(std::move(received));
+            } catch (...) {
+                pending.failure = std::current_exception(); // the copy threw; nothing changed (R-MSG-3)
+            }
+            finish(recv_waiters_, pending, completed);
+        }
+    }
+
+    // Pending sends in FIFO order, until the first that still has to wait:
+    // every later one would get the same answer (full, or no active receiver).
+    void settle_senders(completion_batch& completed) noexcept {
+        while (waiter* node = send_waiters_.front()) {
+            auto& pending = static_cast<send_waiter_type&>(*node);
+            std::optional<T> evicted;
+            const send_outcome outcome = attempt_send(*pending.message, evicted);
+            if (outcome == send_outcome::sent) {
+                pending.result.emplace(std::move(evicted));
+            } else if (must_wait(outcome)) {
+                return;
+            } else {
+                pending.result.emplace(error_tag, send_error<T>{to_errc(outcome), std::move(*pending.message)});
+            }
+            finish(send_waiters_, pending, completed);
+        }
+    }
+
+    static bool is_queued_in(const waiter_list& list, const waiter& node) noexcept {
+        for (const waiter* each = list.front(); each != nullptr; each = each->next) {
+            if (each == &node) return true;
+        }
+        return false;
+    }
+
+    bool has_recv_waiter_for(const position& pos) const noexcept {
+        for (const waiter* each = recv_waiters_.front(); each != nullptr; each = each->next) {
+            if (static_cast<const recv_waiter_type*>(each)->pos == &pos) return true;
+        }
+        return false;
     }
 
     bool close_locked() {
@@ -414,6 +628,12 @@ private:
     typename Model::template var<bool> closed_;                     // once true, stays true (R-CLOSE-4)
     typename Model::template var<std::size_t> waiting_senders_;     // threads inside senders_cv_.wait
     typename Model::template var<std::size_t> waiting_receivers_;   // threads inside receivers_cv_.wait
+    waiter_list recv_waiters_;                                      // queued async_recv()s, oldest first
+    waiter_list send_waiters_;                                      // queued async_broadcast()s, oldest first
+    // A list is marked when a change may have given its waiters an answer;
+    // false whenever the mutex is free (every critical section settles them).
+    typename Model::template var<bool> senders_changed_;
+    typename Model::template var<bool> receivers_changed_;
 };
 
 } // namespace bcast::detail

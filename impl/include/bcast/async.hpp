@@ -1,0 +1,31 @@
+// Async vocabulary: where a completed async_recv() / async_broadcast() resumes
+// its coroutine (R-ASYNC-3). The operations themselves are members of
+// bcast::receiver and bcast::sender; docs/async.md explains the design.
+#pragma once
+
+#include <coroutine>
+
+namespace bcast {
+
+/// Something that can resume a coroutine later, on its own terms (a thread
+/// pool, an event loop): `s.schedule(handle)` queues `handle` and returns at
+/// once; the scheduler calls `handle.resume()` once, on a thread of its choice.
+/// schedule() must not throw (it is called where an exception cannot go).
+///
+/// cppcoro-style executors whose `schedule()` returns an awaitable adapt with a
+/// one-line wrapper that posts the handle.
+template <class S>
+concept scheduler = requires(S& s, std::coroutine_handle<> handle) { s.schedule(handle); };
+
+/// The default: a completed operation resumes its coroutine inline, on the
+/// thread that completed it (the sender, closer or canceller), right after that
+/// thread has released the channel lock. Cheapest; see docs/async.md for what
+/// this means for reentrancy.
+struct inline_scheduler {
+    /// Resumes `handle` at once, on the calling thread.
+    void schedule(std::coroutine_handle<> handle) const { handle.resume(); }
+};
+
+static_assert(scheduler<inline_scheduler>);
+
+} // namespace bcast
