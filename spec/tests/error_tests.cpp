@@ -13,6 +13,7 @@ TEST(errors, send_error_strings_match_upstream) { // R-ERR-2
     EXPECT_STREQ(to_string(send_errc::closed), "sending into a closed channel");
     EXPECT_STREQ(to_string(send_errc::inactive), "sending into the void (no active receivers)");
     EXPECT_STREQ(to_string(send_errc::timed_out), "sending timed out");
+    EXPECT_STREQ(to_string(send_errc::cancelled), "sending was cancelled"); // R-ASYNC-4: no upstream wording
 }
 
 TEST(errors, recv_error_strings_match_upstream_and_carry_the_count) { // R-ERR-2
@@ -20,6 +21,7 @@ TEST(errors, recv_error_strings_match_upstream_and_carry_the_count) { // R-ERR-2
     EXPECT_EQ(to_string(recv_error{recv_errc::closed}), "receiving from an empty and closed channel");
     EXPECT_EQ(to_string(recv_error{recv_errc::overflowed, 3}), "receiving operation observed 3 lost messages");
     EXPECT_EQ(to_string(recv_error{recv_errc::timed_out}), "receiving timed out");
+    EXPECT_EQ(to_string(recv_error{recv_errc::cancelled}), "receiving was cancelled");
     std::ostringstream out;
     out << recv_error{recv_errc::overflowed, 7} << '|' << send_errc::closed;
     EXPECT_EQ(out.str(), "receiving operation observed 7 lost messages|sending into a closed channel");

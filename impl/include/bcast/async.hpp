@@ -23,6 +23,7 @@ concept scheduler = requires(S& s, std::coroutine_handle<> handle) { s.schedule(
 /// this means for reentrancy.
 struct inline_scheduler {
     /// Resumes `handle` at once, on the calling thread.
+    /// @param handle The coroutine to resume.
     void schedule(std::coroutine_handle<> handle) const { handle.resume(); }
 };
 
