@@ -127,6 +127,7 @@ public:
         m_->unlock(i);
         owns_ = false;
     }
+    void unlock(loc_t loc = loc_t::current()) { unlock(info(loc)); } // std::unique_lock's spelling
     bool owns_lock() const noexcept { return owns_; }
 
 private:

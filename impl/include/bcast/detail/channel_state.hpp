@@ -25,8 +25,8 @@
 // being woken to retry, it is served by whoever changes the state: the same
 // wake sites that notify the condition variables mark the list as changed, and
 // every critical section ends by retrying the marked lists' waiters in FIFO
-// order under the lock (settle_async_waiters), moving each finished one into a
-// completion_batch that resumes it after the lock is released. An async
+// order under the lock (settle_async_waiters), moving each finished one into
+// `completed_waiters_`, which is resumed after the lock is released. An async
 // operation checks the state and queues itself in one critical section, so a
 // change made after that check always finds it in the list (no lost wakeup).
 #pragma once
@@ -361,28 +361,31 @@ public:
 
 private:
     // A locked region of every operation that can change what a waiter would
-    // get. Its members are destroyed in reverse order: the destructor body
-    // settles the async waiters under the lock, then `lock_` releases the
-    // mutex, then `completed_` resumes the waiters that finished (R-ASYNC-3).
+    // get. When it ends, marked async lists are settled under the lock, then
+    // the mutex is released, then the waiters that finished are resumed
+    // (R-ASYNC-3). With no async waiter involved (no mark set) its destructor
+    // is one test of a word and the unlock: the synchronous paths pay nothing more,
+    // so the out-of-line part stays out of them (measured in bench/async_rows).
     class critical_section {
     public:
         explicit critical_section(channel_state& state) : state_(state), lock_(state.mutex_) {}
         critical_section(const critical_section&) = delete;
         critical_section& operator=(const critical_section&) = delete;
-        ~critical_section() { state_.settle_async_waiters(completed_); }
+        ~critical_section() {
+            if (state_.async_marks_.get() != 0) state_.settle_unlock_and_resume(lock_);
+        }
 
         lock_type& lock() noexcept { return lock_; }
 
         // Unlinks a queued waiter whose answer is set and schedules its resumption.
         template <class Waiter>
         void complete(waiter_list& list, Waiter& node) noexcept {
-            state_.finish(list, node, completed_);
+            state_.finish(list, node);
         }
 
     private:
         channel_state& state_;
-        completion_batch completed_; // destroyed last: after the unlock
-        lock_type lock_;             // destroyed first
+        lock_type lock_;
     };
 
     enum class send_outcome { sent, full, inactive, closed };
@@ -468,16 +471,16 @@ private:
     // before it unlocks (settle_async_waiters).
     void wake_one_sender() {
         if (waiting_senders_.get() != 0) senders_cv_.notify_one(); // one freed slot serves one sender
-        if (!send_waiters_.empty()) senders_changed_.set(true);
+        if (!send_waiters_.empty()) mark(senders_changed);
     }
     void wake_all_senders() {
         if (waiting_senders_.get() != 0) senders_cv_.notify_all(); // a change every waiting sender must see
-        if (!send_waiters_.empty()) senders_changed_.set(true);
+        if (!send_waiters_.empty()) mark(senders_changed);
     }
     // Partner: the wait() of a receiver in recv(); every receiver reads every message.
     void wake_all_receivers() {
         if (waiting_receivers_.get() != 0) receivers_cv_.notify_all();
-        if (!recv_waiters_.empty()) receivers_changed_.set(true);
+        if (!recv_waiters_.empty()) mark(receivers_changed);
     }
 
     // ---- async waiters -------------------------------------------------------
@@ -487,27 +490,47 @@ private:
         node.queued = true;
     }
 
+    void mark(unsigned bit) noexcept { async_marks_.set(async_marks_.get() | bit); }
+    bool take_mark(unsigned bit) noexcept {
+        const unsigned marks = async_marks_.get();
+        async_marks_.set(marks & ~bit);
+        return (marks & bit) != 0;
+    }
+
     template <class Waiter>
-    void finish(waiter_list& list, Waiter& node, completion_batch& completed) noexcept {
+    void finish(waiter_list& list, Waiter& node) noexcept {
         list.remove(node);
         node.queued = false;
         node.completed.set(true); // read by the owner after on_complete (its partner) resumed it
-        completed.add(node);
+        completed_waiters_.push_back(node);
+        mark(waiters_completed);
     }
 
-    // Runs at the end of every critical section, under the lock. Serving a
-    // waiter can change the state again (a receive frees a slot, a send adds a
-    // message), so it loops until neither list is marked; it ends because each
-    // round that marks a list has completed at least one waiter.
-    void settle_async_waiters(completion_batch& completed) noexcept {
-        while (senders_changed_.get() || receivers_changed_.get()) {
-            if (receivers_changed_.get()) {
-                receivers_changed_.set(false);
-                settle_receivers(completed);
+    // The end of a critical section that marked something. Out of line so that
+    // the common, unmarked end of every critical section stays small.
+    [[gnu::noinline]] void settle_unlock_and_resume(lock_type& lock) noexcept {
+        settle_async_waiters();
+        completion_batch resume_after_unlock; // destroyed after lock.unlock(): on_complete() runs unlocked
+        while (waiter* node = completed_waiters_.pop_front()) resume_after_unlock.add(*node);
+        async_marks_.set(0);
+        lock.unlock();
+    }
+
+    // Under the lock. Serving a waiter can change the state again (a receive
+    // frees a slot, a send adds a message), so it loops until neither list is
+    // marked; it ends because each round that marks a list has completed at
+    // least one waiter.
+    void settle_async_waiters() noexcept {
+        bool settling = true;
+        while (settling) {
+            settling = false;
+            if (take_mark(receivers_changed)) {
+                settle_receivers();
+                settling = true;
             }
-            if (senders_changed_.get()) {
-                senders_changed_.set(false);
-                settle_senders(completed);
+            if (take_mark(senders_changed)) {
+                settle_senders();
+                settling = true;
             }
         }
         check_invariants();
@@ -515,7 +538,7 @@ private:
 
     // Every pending receive whose receiver now has an answer gets it (every
     // receiver reads every message, so all of them are tried).
-    void settle_receivers(completion_batch& completed) noexcept {
+    void settle_receivers() noexcept {
         for (waiter* node = recv_waiters_.front(); node != nullptr;) {
             auto& pending = static_cast<recv_waiter_type&>(*node);
             node = node->next; // `pending` may leave the list below
@@ -526,13 +549,13 @@ private:
             } catch (...) {
                 pending.failure = std::current_exception(); // the copy threw; nothing changed (R-MSG-3)
             }
-            finish(recv_waiters_, pending, completed);
+            finish(recv_waiters_, pending);
         }
     }
 
     // Pending sends in FIFO order, until the first that still has to wait:
     // every later one would get the same answer (full, or no active receiver).
-    void settle_senders(completion_batch& completed) noexcept {
+    void settle_senders() noexcept {
         while (waiter* node = send_waiters_.front()) {
             auto& pending = static_cast<send_waiter_type&>(*node);
             std::optional<T> evicted;
@@ -544,7 +567,7 @@ private:
             } else {
                 pending.result.emplace(error_tag, send_error<T>{to_errc(outcome), std::move(*pending.message)});
             }
-            finish(send_waiters_, pending, completed);
+            finish(send_waiters_, pending);
         }
     }
 
@@ -630,10 +653,11 @@ private:
     typename Model::template var<std::size_t> waiting_receivers_;   // threads inside receivers_cv_.wait
     waiter_list recv_waiters_;                                      // queued async_recv()s, oldest first
     waiter_list send_waiters_;                                      // queued async_broadcast()s, oldest first
-    // A list is marked when a change may have given its waiters an answer;
-    // false whenever the mutex is free (every critical section settles them).
-    typename Model::template var<bool> senders_changed_;
-    typename Model::template var<bool> receivers_changed_;
+    // Bits of async_marks_. A list is marked when a change may have given its
+    // waiters an answer; `waiters_completed` when completed_waiters_ is not empty.
+    static constexpr unsigned senders_changed = 1, receivers_changed = 2, waiters_completed = 4;
+    typename Model::template var<unsigned> async_marks_;            // 0 whenever the mutex is free: every critical section settles
+    waiter_list completed_waiters_;                                 // answered, to be resumed after the unlock; empty whenever the mutex is free
 };
 
 } // namespace bcast::detail

@@ -6,7 +6,7 @@
 // pending sends, linked through the nodes themselves. A waiter is in at most
 // one list at a time:
 //
-//   channel list --(completed under the lock)--> completion_batch --> on_complete()
+//   channel list --(completed under the lock)--> completed list --(after the unlock)--> on_complete()
 //
 // Everything in a waiter except `on_complete` and `context` is guarded by the
 // channel mutex while the waiter is queued; once completed it belongs to the
@@ -69,9 +69,9 @@ private:
     waiter* tail_ = nullptr;
 };
 
-// Waiters completed inside one critical section. Declared before the lock in
-// channel_state::critical_section, so it is destroyed after the lock is
-// released: on_complete() never runs under the channel mutex, and a resumed
+// Waiters completed inside one critical section, resumed when the batch is
+// destroyed. channel_state fills it under the lock and destroys it after the
+// unlock: on_complete() never runs under the channel mutex, and a resumed
 // coroutine may use the channel at once (R-ASYNC-3).
 class completion_batch {
 public:
