@@ -15,6 +15,7 @@ ROOT=os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 OUT=os.path.join(ROOT, 'model_tests', 'mutants')
 CS='impl/include/bcast/detail/channel_state.hpp'
 RX='impl/include/bcast/receiver.hpp'
+WT='impl/include/bcast/detail/waiter.hpp'
 M = {}
 def mut(name, edits):
     M[name]=edits
@@ -57,30 +58,30 @@ mut('closed-flag-without-lock', [(CS,
  '''    bool is_closed() const { return closed_.get(); } // MUTANT: plain shared flag read without the lock''')])
 mut('recv-if-instead-of-while', [(CS,
  '''            if (timed_out) return recv_result<T>(error_tag, recv_error{recv_errc::timed_out, 0});
-            timed_out = wait(lock, receivers_cv_, waiting_receivers_, deadline);''',
+            timed_out = wait(section.lock(), receivers_cv_, waiting_receivers_, deadline);''',
  '''            if (timed_out) return recv_result<T>(error_tag, recv_error{recv_errc::timed_out, 0});
-            timed_out = wait(lock, receivers_cv_, waiting_receivers_, deadline);
+            timed_out = wait(section.lock(), receivers_cv_, waiting_receivers_, deadline);
             if (!timed_out) { // MUTANT: `if` instead of `while`: trusts the wakeup, no re-check loop
                 recv_result<T> again = attempt_recv(pos);
                 return again;
             }''')])
 mut('copy-reads-position-outside-lock', [(CS,
  '''    std::uint64_t attach_receiver_copy(const position& original) {
-        lock_type lock(mutex_);
+        critical_section section(*this);
         const std::uint64_t pos = original.load();''',
  '''    std::uint64_t attach_receiver_copy(const position& original) {
         const std::uint64_t pos = original.load(); // MUTANT: the original's position read before locking
-        lock_type lock(mutex_);''')])
+        critical_section section(*this);''')])
 mut('empty-fastpath-relaxed', [(CS,
  '''    recv_result<T> try_recv(position& pos) {
-        lock_type lock(mutex_);''',
+        critical_section section(*this);''',
  '''    recv_result<T> try_recv(position& pos) {
         // MUTANT: a lock-free "nothing new" fast path whose tail/closed hints
         // are published and read with memory_order_relaxed (seq_cst needed).
         if (pos.load() == published_tail_.load(std::memory_order_relaxed) &&
             !published_closed_.load(std::memory_order_relaxed))
             return recv_result<T>(error_tag, recv_error{recv_errc::empty, 0});
-        lock_type lock(mutex_);'''),
+        critical_section section(*this);'''),
  (CS,
  '''        ring_.push_back(std::move(message), readers); // R-SEND-2: every active receiver reads it''',
  '''        ring_.push_back(std::move(message), readers); // R-SEND-2: every active receiver reads it
@@ -106,6 +107,60 @@ mut('drop-frees-slot-silently', [(CS,
 mut('last-receiver-wakes-one', [(CS,
  '''        if (freed > 1 || receiver_count_.get() == 0) {''',
  '''        if (freed > 1) { // MUTANT: the pre-55aac32 code: the last active receiver leaving wakes one sender''')])
+
+# The async waiter lists (R-ASYNC-2). The classic lost wakeup: the check and
+# the registration in two critical sections, so an event in between finds no
+# waiter to complete.
+mut('register-after-recheck', [(CS,
+ '''    bool start_recv(recv_waiter_type& waiter) {
+        critical_section section(*this);''',
+ '''    bool start_recv(recv_waiter_type& waiter) {
+        { // MUTANT: the check and the registration are two critical sections
+        critical_section section(*this);'''),
+ (CS,
+ '''        // Queued in the same critical section as the check above: a message or
+        // close that comes later runs settle_async_waiters and finds it.
+        queue(recv_waiters_, waiter);''',
+ '''        } // MUTANT: the lock is released here; a message sent now finds no waiter
+        critical_section section(*this);
+        queue(recv_waiters_, waiter);''')])
+mut('send-register-after-recheck', [(CS,
+ '''    bool start_send(send_waiter_type& waiter) {
+        critical_section section(*this);''',
+ '''    bool start_send(send_waiter_type& waiter) {
+        { // MUTANT: the check and the registration are two critical sections
+        critical_section section(*this);'''),
+ (CS,
+ '''        queue(send_waiters_, waiter); // same critical section as the check: no lost wakeup''',
+ '''        } // MUTANT: the lock is released here; a slot freed now finds no waiter
+        critical_section section(*this);
+        queue(send_waiters_, waiter);''')])
+mut('async-no-settle', [(CS,
+ '''        if (!recv_waiters_.empty()) mark(receivers_changed);''',
+ '''        // MUTANT: a message (or close) does not mark the async receive list''')])
+mut('async-no-settle-on-free-slot', [(CS,
+ '''        if (waiting_senders_.get() != 0) senders_cv_.notify_one(); // one freed slot serves one sender
+        if (!send_waiters_.empty()) mark(senders_changed);''',
+ '''        if (waiting_senders_.get() != 0) senders_cv_.notify_one(); // one freed slot serves one sender
+        // MUTANT: a freed slot does not mark the async send list''')])
+mut('waiters-lifo', [(WT,
+ '''        node.prev = tail_;
+        if (tail_ != nullptr) tail_->next = &node;
+        else head_ = &node;
+        tail_ = &node;''',
+ '''        node.next = head_; // MUTANT: LIFO, the newest waiter goes in front
+        if (head_ != nullptr) head_->prev = &node;
+        else tail_ = &node;
+        head_ = &node;''')])
+mut('cancel-checked-first', [(CS,
+ '''    bool start_recv(recv_waiter_type& waiter) {
+        critical_section section(*this);''',
+ '''    bool start_recv(recv_waiter_type& waiter) {
+        critical_section section(*this);
+        if (waiter.cancel_requested.get()) { // MUTANT: an early cancel wins even when a message is there
+            waiter.result.emplace(error_tag, recv_error{recv_errc::cancelled, 0});
+            return false;
+        }''')])
 
 only = sys.argv[1:]
 TMP = tempfile.mkdtemp(prefix='bcast-mutants-')

@@ -73,8 +73,58 @@ BCAST_RL_PEEK(receivers_tag, state_t, receiver_count_, bcast_rl::var<std::size_t
 BCAST_RL_PEEK(closed_tag, state_t, closed_, bcast_rl::var<bool>)
 BCAST_RL_PEEK(waiting_senders_tag, state_t, waiting_senders_, bcast_rl::var<std::size_t>)
 BCAST_RL_PEEK(waiting_receivers_tag, state_t, waiting_receivers_, bcast_rl::var<std::size_t>)
+// The async waiter lists and their "retry me" marks (R-ASYNC-2), and the
+// settings a queued sender's answer depends on.
+using rx_plain_t = bcast::receiver<msg, plain_model>;
+using list_t = bcast::detail::waiter_list;
+BCAST_RL_PEEK(pos_tag, rx_plain_t, pos_, plain_model::position)
+BCAST_RL_PEEK(recv_waiters_tag, state_t, recv_waiters_, list_t)
+BCAST_RL_PEEK(send_waiters_tag, state_t, send_waiters_, list_t)
+BCAST_RL_PEEK(list_head_tag, list_t, head_, bcast::detail::waiter*)
+BCAST_RL_PEEK(overflow_tag, state_t, overflow_, bcast_rl::var<bool>)
+BCAST_RL_PEEK(await_active_tag, state_t, await_active_, bcast_rl::var<bool>)
+BCAST_RL_PEEK(async_marks_tag, state_t, async_marks_, bcast_rl::var<unsigned>)
+BCAST_RL_PEEK(completed_waiters_tag, state_t, completed_waiters_, list_t)
 #undef BCAST_RL_PEEK
 } // namespace peek
+
+// ---- async waiters -----------------------------------------------------------
+// A suspended async_recv() / async_broadcast() without a coroutine: the
+// channel's own waiter node (what the awaitable embeds), whose "coroutine" is
+// a Relacy thread blocked on an event. on_complete plays the resumption: it
+// sets a flag under a model mutex and notifies a model condition variable, so
+// the resume path is a real synchronization Relacy checks. The owner, once
+// woken, reads `completed`, which the completing thread wrote under the
+// channel lock: a data race unless the completion happens-before the resume
+// (R-ASYNC-3). A waiter whose on_complete never comes leaves its owner blocked
+// forever, which Relacy reports as DEADLOCK (a lost wakeup).
+template <class Waiter>
+struct async_node : Waiter {
+    using waiter_base = Waiter;
+    bcast_rl::mutex m;
+    bcast_rl::condition_variable cv;
+    bcast_rl::var<bool> resumed;
+    int completions = 0;    // on_complete calls: one per queued waiter, none for an answer at once
+    bool suspended = false; // start_*() queued it
+
+    async_node() { this->on_complete = &resume; }
+    async_node(const async_node&) = delete;
+    async_node& operator=(const async_node&) = delete;
+
+    static void resume(bcast::detail::waiter& node) noexcept {
+        auto& self = static_cast<async_node&>(static_cast<Waiter&>(node));
+        ++self.completions; // plain: Relacy runs every fiber on one OS thread
+        bcast_rl::unique_lock lock(self.m);
+        self.resumed.set(true);
+        self.cv.notify_one();
+    }
+    void await() {
+        bcast_rl::unique_lock lock(m);
+        while (!resumed.get()) cv.wait(lock); // a Relacy wait: counted in threads_waiting
+    }
+};
+using recv_node = async_node<peek::state_t::recv_waiter_type>;
+using send_node = async_node<peek::state_t::send_waiter_type>;
 
 // ---- the scenario base -----------------------------------------------------
 template <class Derived, class Model, int Threads, rl::test_result_e Expected = rl::test_result_success>
@@ -92,6 +142,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     std::size_t capacity0 = 1;
     bool check_linearizable = true;
     const peek::state_t* channel = nullptr; // for invariant(); plain_model suites only
+    bcast::detail::channel_state<msg, Model>* state = nullptr; // for the async operations
     std::uint64_t last_head = 0;
     bool seen_closed = false;
 
@@ -104,6 +155,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         tx[0].emplace(std::move(t));
         rx[1].emplace(std::move(r));
         if constexpr (std::is_same_v<Model, plain_model>) channel = (*tx[0]).*get(peek::state_tag{});
+        state = &bcast::detail::handle_access::state_of(*tx[0]);
     }
 
     // ---- recorded operations (t: thread index) ----
@@ -201,6 +253,70 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         return o;
     }
 
+    // ---- async operations (plain_model only) ----
+    // R-ASYNC-1: an async operation answers what the blocking one answers, so
+    // it is recorded as `recv` / `send` and checked against the spec like
+    // them: its call tick is taken before start_*(), its return tick after the
+    // owner was resumed, and the completing thread's critical section, where
+    // it takes effect, lies in between.
+    // R-ASYNC-4: a `cancelled` answer consumed nothing (a send hands its
+    // message back) and is given only to an operation that would wait at that
+    // moment: exactly what the spec says of a timed-out recv_for /
+    // broadcast_for (R-RECV-5, R-SEND-4). It is recorded as one, so scenarios
+    // with cancellation stay linearizability-checked; the caller still gets
+    // the real answer.
+    outcome async_recv(int t, int h, recv_node& node) {
+        const int i = hist.begin(t, op_kind::recv, h);
+        node.pos = &((*rx[h]).*get(peek::pos_tag{}));
+        node.suspended = state->start_recv(node);
+        if (node.suspended) {
+            node.await();
+            RL_ASSERT(node.completed.get()); // written under the lock before on_complete resumed us
+        }
+        RL_ASSERT(node.result.has_value());
+        const outcome o = encode_recv(*node.result);
+        node.result.reset(); // the message dies here, not with the scenario (live_messages)
+        if (o.code == 1 + int(bcast::recv_errc::cancelled)) {
+            hist.ops[i].kind = op_kind::recv_timed;
+            hist.end(i, {1 + int(bcast::recv_errc::timed_out), o.value, o.missed});
+        } else {
+            hist.end(i, o);
+        }
+        return o;
+    }
+    outcome async_send(int t, int h, send_node& node, int v) {
+        const int i = hist.begin(t, op_kind::send, h, v);
+        node.message.emplace(v);
+        node.suspended = state->start_send(node);
+        if (node.suspended) {
+            node.await();
+            RL_ASSERT(node.completed.get());
+        }
+        RL_ASSERT(node.result.has_value());
+        const outcome o = encode_send(*node.result);
+        node.result.reset();
+        node.message.reset(); // moved-from after a send, still an object
+        if (o.code == 1 + int(bcast::send_errc::cancelled)) {
+            hist.ops[i].kind = op_kind::send_timed;
+            hist.end(i, {1 + int(bcast::send_errc::timed_out), o.value, o.missed});
+        } else {
+            hist.end(i, o);
+        }
+        return o;
+    }
+    // R-ASYNC-4 (not a spec operation: its effect shows in the owner's answer).
+    template <class Node>
+    bool cancel(Node& node) {
+        return state->cancel(static_cast<typename Node::waiter_base&>(node));
+    }
+    // R-ASYNC-3: on_complete ran exactly once for a queued waiter, never for
+    // one answered at once; the node is in no list any more.
+    template <class Node>
+    static void check_resumed(const Node& node) {
+        RL_ASSERT(node.completions == (node.suspended ? 1 : 0));
+        RL_ASSERT(!node.queued && node.prev == nullptr && node.next == nullptr);
+    }
+
     // Receives everything left on every receiver (recorded, in after()).
     void drain_all() {
         for (int h = 0; h < max_handles; ++h) {
@@ -242,6 +358,27 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
             RL_ASSERT((channel->*get(peek::waiting_senders_tag{})).get() +
                           (channel->*get(peek::waiting_receivers_tag{})).get() <=
                       std::size_t(threads_waiting));    // counted waiters really wait
+            // Async waiters (R-ASYNC-2): every critical section settles the
+            // marked lists and hands its completed waiters out before it
+            // unlocks, so with the lock free nothing is marked or left
+            // completed, and every queued waiter really has to wait. A waiter
+            // queued while its answer is ready is a lost wakeup at once, even
+            // when a later event (a close) would rescue it before the search ends.
+            RL_ASSERT((channel->*get(peek::async_marks_tag{})).get() == 0);
+            RL_ASSERT((channel->*get(peek::completed_waiters_tag{})).*get(peek::list_head_tag{}) == nullptr);
+            const std::uint64_t tail = head + len;
+            for (const bcast::detail::waiter* w = (channel->*get(peek::recv_waiters_tag{})).*get(peek::list_head_tag{});
+                 w != nullptr; w = w->next) {
+                const auto& r = static_cast<const peek::state_t::recv_waiter_type&>(*w);
+                RL_ASSERT(w->queued && !closed && r.pos->load() == tail); // open, nothing to read, not lagging
+            }
+            const bool overflow = (channel->*get(peek::overflow_tag{})).get();
+            const bool await_active = (channel->*get(peek::await_active_tag{})).get();
+            const bool sender_waits = !closed && (receivers == 0 ? await_active : len >= capacity && !overflow);
+            for (const bcast::detail::waiter* w = (channel->*get(peek::send_waiters_tag{})).*get(peek::list_head_tag{});
+                 w != nullptr; w = w->next) {
+                RL_ASSERT(w->queued && sender_waits); // what attempt_send + must_wait would say (R-SEND-3, R-ACT-2)
+            }
         }
     }
 
@@ -250,6 +387,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     // the history is linearizable against bcast::spec::model.
     void finish() {
         channel = nullptr; // the state goes away with the last handle
+        state = nullptr;
         for (auto& h : rx) h.reset();
         for (auto& h : irx) h.reset();
         for (auto& h : tx) h.reset();

@@ -420,6 +420,293 @@ struct timed_recv_vs_send : scenario<timed_recv_vs_send<V>, M, 2, expect(V)> {
     void after() { this->drain_all(), this->finish(); }
 };
 
+// ---- async operations (R-ASYNC-1..5) -----------------------------------------
+// The waiter-list protocol of channel_state (start_recv/start_send, cancel,
+// settle_async_waiters, completion after the unlock), driven directly: each
+// async operation is a recv_node / send_node whose owner thread blocks on an
+// event until on_complete fires (harness.hpp). Besides the per-scenario checks,
+// invariant() asserts at every scheduling point with the lock free that no
+// waiter list is left marked and that every queued waiter really has to wait,
+// and check_resumed() that each queued waiter was resumed exactly once.
+
+constexpr int CANCEL = 4; // the variant cancels one operation
+
+// Counts how often value v was received through handle h (recorded receives,
+// the async ones included): the no-loss, no-duplicate check.
+template <class S>
+int received(const S& s, int h, int v) {
+    int n = 0;
+    for (int i = 0; i < s.hist.count; ++i) {
+        const op& o = s.hist.ops[i];
+        const bool receive = o.kind == op_kind::recv || o.kind == op_kind::try_recv || o.kind == op_kind::recv_timed;
+        if (receive && o.handle == h && o.result.code == 0 && o.result.value == v) ++n;
+    }
+    return n;
+}
+
+// The answer of a send that was waiting on a full channel: sent (nothing
+// evicted); or, when the variant closes or cancels, `closed` / `cancelled`
+// with its own message handed back (R-SEND-5, R-ASYNC-4).
+inline bool sent_or_handed_back(const outcome& got, int v, int variant, bool may_be_cancelled) {
+    if (got == (outcome{0, -1, 0})) return true;
+    if ((variant & CLOSE) && got == (outcome{1 + int(bcast::send_errc::closed), v, 0})) return true;
+    return may_be_cancelled && got == (outcome{1 + int(bcast::send_errc::cancelled), v, 0});
+}
+
+// A1. An async receive on an empty channel vs a send. R-ASYNC-2: the check
+//     and the queueing are one critical section, so the send either comes
+//     first (answered at once, no suspension: R-ASYNC-1) or finds the waiter
+//     queued and completes it with the message; R-ASYNC-3: resumed once.
+template <int V>
+struct async_recv_vs_send : scenario<async_recv_vs_send<V>, M, 2, expect(V)> {
+    recv_node w;
+    outcome got;
+    void before() { this->open(1); }
+    void thread(unsigned t) {
+        if (t == 0) {
+            got = this->async_recv(0, 1, w);
+        } else {
+            until<V>(threads_waiting > 0); // the owner is suspended on its event
+            this->try_send(1, 0, 7);
+            if (V & CLOSE) this->close(1, 0);
+        }
+    }
+    void after() {
+        RL_ASSERT(got == (outcome{0, 7, 0})); // sent before any close: the message, never `closed`
+        this->check_resumed(w);
+        this->drain_all(), this->finish();
+        RL_ASSERT(received(*this, 1, 7) == 1);
+    }
+};
+
+// A2. Two async receives (two receivers) vs one send. R-ASYNC-2: every
+//     waiting async receiver is served by each message, so settling the
+//     receive list must try all of them, not stop at the first it completes.
+template <int V>
+struct two_async_recvs_vs_send : scenario<two_async_recvs_vs_send<V>, M, 3, expect(V)> {
+    recv_node w[2];
+    outcome got[2];
+    void before() { this->open(1), this->new_receiver(-1, 0, 2); }
+    void thread(unsigned t) {
+        if (t < 2) {
+            got[t] = this->async_recv(int(t), 1 + int(t), w[t]);
+        } else {
+            until<V>(threads_waiting >= 2);
+            this->try_send(2, 0, 7);
+            if (V & CLOSE) this->close(2, 0);
+        }
+    }
+    void after() {
+        for (int i = 0; i < 2; ++i) {
+            RL_ASSERT(got[i] == (outcome{0, 7, 0}));
+            this->check_resumed(w[i]);
+        }
+        this->finish();
+    }
+};
+
+// A3. An async receive vs the events that close the channel (R-CLOSE-6,
+//     R-CLOSE-2): close() and dropping the last sender must complete it with
+//     `closed` (close marks the receive list, close_locked).
+enum class recv_event { close, last_sender_drop };
+template <recv_event E, int V>
+struct async_recv_vs_closing : scenario<async_recv_vs_closing<E, V>, M, 2, expect(V)> {
+    recv_node w;
+    outcome got;
+    void before() { this->open(1); }
+    void thread(unsigned t) {
+        if (t == 0) {
+            got = this->async_recv(0, 1, w);
+        } else {
+            until<V>(threads_waiting > 0);
+            if (E == recv_event::close) this->close(1, 0);
+            else this->drop_sender(1, 0);
+        }
+    }
+    void after() {
+        RL_ASSERT(got.code == 1 + int(bcast::recv_errc::closed));
+        this->check_resumed(w);
+        this->finish();
+    }
+};
+template <int V>
+using async_recv_vs_close = async_recv_vs_closing<recv_event::close, V>;
+template <int V>
+using async_recv_vs_last_sender_drop = async_recv_vs_closing<recv_event::last_sender_drop, V>;
+
+// A4. An async receive, a cancel and a send, all orders (R-ASYNC-4): the
+//     receive gets the message, or `cancelled` and the message is still there
+//     for the receiver (nothing is lost to a cancel, nothing received twice).
+//     A cancel before the start makes the start answer `cancelled` without
+//     queueing, unless the message is already there; a cancel after the
+//     completion changes nothing.
+struct async_recv_vs_cancel : scenario<async_recv_vs_cancel, M, 3> {
+    recv_node w;
+    outcome got;
+    bool cancelled_queued = false;
+    void before() { open(1); }
+    void thread(unsigned t) {
+        if (t == 0) got = async_recv(0, 1, w);
+        else if (t == 1) cancelled_queued = cancel(w);
+        else try_send(2, 0, 7);
+    }
+    void after() {
+        const bool was_cancelled = got.code == 1 + int(bcast::recv_errc::cancelled);
+        RL_ASSERT(was_cancelled || got == (outcome{0, 7, 0}));
+        RL_ASSERT(!cancelled_queued || (was_cancelled && w.suspended)); // cancel() true: it ended the wait
+        check_resumed(w);
+        drain_all(), finish();
+        RL_ASSERT(received(*this, 1, 7) == 1); // exactly once: by the async receive or by the drain
+    }
+};
+
+// A5. Two async sends queued on a full channel (capacity 1), one receiver
+//     freeing one slot at a time. R-ASYNC-2: each freed slot goes to the
+//     oldest waiting send (FIFO), both complete, every message is delivered
+//     once and in queue order. +cancel: the receiver first cancels the second
+//     send: queued, or not started while the channel is still full, it answers
+//     `cancelled` with its message, which is never delivered; started after a
+//     slot was freed, it sends (R-ASYNC-4). The first send still gets a slot.
+template <int V>
+struct two_async_senders_vs_freed_slot : scenario<two_async_senders_vs_freed_slot<V>, M, 3, expect(V)> {
+    send_node w[2];
+    outcome got[2];
+    int arrival[2] = {0, 0}; // when w[i] was first seen queued (1, 2), 0: never queued
+    int arrivals = 0;
+    bool cancelled_queued = false;
+    void before() { this->open(1), this->try_send(-1, 0, 100); }
+    void thread(unsigned t) {
+        if (t < 2) {
+            got[t] = this->async_send(int(t), 0, w[t], 101 + int(t));
+        } else {
+            if (V & CANCEL) cancelled_queued = this->cancel(w[1]);
+            until<V>(threads_waiting >= 2);
+            this->recv(2, 1);
+            this->recv(2, 1);
+            if (V & CLOSE) this->close(2, 0);
+        }
+    }
+    // The arrival order, observed between critical sections: a critical
+    // section queues at most one waiter and Relacy calls invariant() after its
+    // unlock, so the first time each node is seen in the list gives the order
+    // in which they were queued (whatever order the list keeps them in).
+    void invariant() {
+        scenario<two_async_senders_vs_freed_slot<V>, M, 3, expect(V)>::invariant();
+        if (this->channel == nullptr || (this->channel->*get(peek::mutex_tag{})).held()) return;
+        for (const bcast::detail::waiter* n = (this->channel->*get(peek::send_waiters_tag{})).*get(peek::list_head_tag{});
+             n != nullptr; n = n->next) {
+            int& when = arrival[n == &w[0] ? 0 : 1];
+            if (when == 0) when = ++arrivals;
+        }
+    }
+    void after() {
+        for (int i = 0; i < 2; ++i) {
+            RL_ASSERT(sent_or_handed_back(got[i], 101 + i, V, i == 1 && (V & CANCEL)));
+            this->check_resumed(w[i]);
+        }
+        // cancel() true: it unlinked the queued send. A send cancelled before it
+        // started still sends if a slot was freed by then (R-ASYNC-4: one that
+        // needs no wait is not cancelled).
+        if (cancelled_queued) RL_ASSERT(w[1].suspended && got[1].code == 1 + int(bcast::send_errc::cancelled));
+        if (!(V & CLOSE)) RL_ASSERT(got[0].code == 0); // two slots freed: the other send always gets one
+        this->drain_all(), this->finish();
+        RL_ASSERT(received(*this, 1, 100) == 1);
+        for (int i = 0; i < 2; ++i) RL_ASSERT(received(*this, 1, 101 + i) == (got[i].code == 0 ? 1 : 0)); // once, or handed back
+        int order[3] = {0, 0, 0}, n = 0; // the values rx 1 received, in order
+        for (int i = 0; i < this->hist.count && n < 3; ++i) {
+            const op& o = this->hist.ops[i];
+            if ((o.kind == op_kind::recv || o.kind == op_kind::try_recv) && o.result.code == 0) order[n++] = o.result.value;
+        }
+        if (arrival[0] != 0 && arrival[1] != 0 && got[0].code == 0 && got[1].code == 0) {
+            const int first = arrival[0] < arrival[1] ? 0 : 1; // FIFO: served in the order they were queued
+            RL_ASSERT(order[1] == 101 + first && order[2] == 102 - first);
+        }
+    }
+};
+
+// A6. An async send waiting (full, or no active receiver with await_active)
+//     vs each event that ends its wait (R-WAKE-1 table, R-ASYNC-1): every wake
+//     site must also mark the send list so the critical section settles it.
+enum class send_event { recv, close, last_receiver_drop, await_active_off, grow, overflow_on, activate };
+template <send_event E, int V>
+struct async_send_vs_event : scenario<async_send_vs_event<E, V>, M, 2, expect(V)> {
+    static constexpr bool waits_for_receiver = E == send_event::await_active_off || E == send_event::activate;
+    send_node w;
+    outcome got;
+    void before() {
+        this->open(1);
+        if (waits_for_receiver) this->deactivate(-1, 1, 2); // no active receiver, await_active on
+        else this->try_send(-1, 0, 100);                  // full
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            got = this->async_send(0, 0, w, 101);
+            return;
+        }
+        until<V>(threads_waiting > 0);
+        switch (E) {
+        case send_event::recv: this->recv(1, 1); break;                       // one slot freed
+        case send_event::close: this->close(1, 0); break;                     // R-CLOSE-6
+        case send_event::last_receiver_drop: this->drop_receiver(1, 1); break; // R-CLOSE-3
+        case send_event::await_active_off: this->set_await_active(1, 0, false); break; // R-ACT-3
+        case send_event::grow: this->set_capacity(1, 0, 2); break;            // R-CAP-4
+        case send_event::overflow_on: this->set_overflow(1, 0, true); break;  // R-OVF-4
+        case send_event::activate: this->activate_cloned(1, 2, 3); break;     // R-LIFE-6
+        }
+    }
+    void after() {
+        switch (E) {
+        case send_event::close:
+        case send_event::last_receiver_drop: RL_ASSERT(got == (outcome{1 + int(bcast::send_errc::closed), 101, 0})); break;
+        case send_event::await_active_off: RL_ASSERT(got == (outcome{1 + int(bcast::send_errc::inactive), 101, 0})); break;
+        case send_event::overflow_on: RL_ASSERT(got == (outcome{0, 100, 0})); break; // sent, 100 evicted
+        default: RL_ASSERT(got == (outcome{0, -1, 0})); break;
+        }
+        this->check_resumed(w);
+        this->drain_all(), this->finish();
+    }
+};
+template <int V> using async_send_vs_recv = async_send_vs_event<send_event::recv, V>;
+template <int V> using async_send_vs_close = async_send_vs_event<send_event::close, V>;
+template <int V> using async_send_vs_last_receiver_drop = async_send_vs_event<send_event::last_receiver_drop, V>;
+template <int V> using async_send_vs_await_active_off = async_send_vs_event<send_event::await_active_off, V>;
+template <int V> using async_send_vs_grow = async_send_vs_event<send_event::grow, V>;
+template <int V> using async_send_vs_overflow_on = async_send_vs_event<send_event::overflow_on, V>;
+template <int V> using async_send_vs_activate = async_send_vs_event<send_event::activate, V>;
+
+// A7. A blocking sender (condition variable) and an async sender (waiter
+//     list) both waiting on a full channel; the receiver frees one slot, then
+//     another. The freed slot's notify_one may pick the blocking sender while
+//     the settle hands the slot to the async one: the blocking sender must
+//     then wait again, not hang, and the next slot must reach it (R-WAKE-1,
+//     R-ASYNC-2). No close in the plain variant: it would mask a lost wakeup.
+template <int V>
+struct mixed_senders_vs_freed_slots : scenario<mixed_senders_vs_freed_slots<V>, M, 3, expect(V)> {
+    send_node w;
+    outcome got[2];
+    void before() { this->open(1), this->try_send(-1, 0, 100); }
+    void thread(unsigned t) {
+        if (t == 0) {
+            got[0] = this->send(0, 0, 101);
+        } else if (t == 1) {
+            got[1] = this->async_send(1, 0, w, 102);
+        } else {
+            until<V>(threads_waiting >= 2);
+            this->recv(2, 1);
+            this->recv(2, 1);
+            if (V & CLOSE) this->close(2, 0);
+        }
+    }
+    void after() {
+        RL_ASSERT(sent_or_handed_back(got[0], 101, V, false) && sent_or_handed_back(got[1], 102, V, false));
+        if (!(V & CLOSE)) RL_ASSERT(got[0].code == 0 && got[1].code == 0);
+        this->check_resumed(w);
+        this->drain_all(), this->finish();
+        RL_ASSERT(received(*this, 1, 100) == 1);
+        for (int i = 0; i < 2; ++i) RL_ASSERT(received(*this, 1, 101 + i) == (got[i].code == 0 ? 1 : 0));
+    }
+};
+
 // ---- the position question ----------------------------------------------
 // P1. One receiver object used by two threads WITHOUT external
 //     synchronization (both call try_recv on it): every position access is
@@ -611,6 +898,47 @@ void register_all(mode m) {
         "timeout racing the freeing recv: either outcome, nothing lost", false);
     add_blocking<timed_recv_vs_send, rl::sched_full>("timed_recv_vs_send", 0, R,
         "timeout racing the send: either outcome, nothing lost", false);
+    // async operations (R-ASYNC-1..5): the waiter lists, cancellation, and
+    // blocking and async waiters side by side
+    add_blocking<async_recv_vs_send, rl::sched_full>("async_recv_vs_send", 0, R,
+        "an async recv queued on empty vs a send: completed once with the message");
+    add_blocking<two_async_recvs_vs_send, rl::sched_bound>("two_async_recvs_vs_send", B3, R,
+        "every queued async recv is served by each message");
+    add_blocking<async_recv_vs_close, rl::sched_full>("async_recv_vs/close", 0, R,
+        "close completes a queued async recv with closed", false);
+    add_blocking<async_recv_vs_last_sender_drop, rl::sched_full>("async_recv_vs/last_sender_drop", 0, R,
+        "the last sender gone closes and completes a queued async recv", false);
+    if (m == mode::quick) { // the full search is ~0.9M executions (4 s at -O2; the mutant table builds at -O0)
+        add<async_recv_vs_cancel, rl::sched_bound>("async_recv_vs_cancel", B3, 0,
+            "async recv vs cancel vs send, all orders: the message or cancelled, never lost or doubled");
+    } else {
+        add<async_recv_vs_cancel, rl::sched_full>("async_recv_vs_cancel", 0, 0,
+            "async recv vs cancel vs send, all orders: the message or cancelled, never lost or doubled");
+    }
+    add<async_recv_vs_cancel, rl::sched_random>("async_recv_vs_cancel", 0, R,
+        "async recv vs cancel vs send, all orders: the message or cancelled, never lost or doubled");
+    add_blocking<two_async_senders_vs_freed_slot, rl::sched_bound>("two_async_senders_vs_freed_slot", B3, R,
+        "two async sends queued on full: each freed slot to the oldest (FIFO), each message once");
+    add<two_async_senders_vs_freed_slot<CANCEL>, rl::sched_bound>("two_async_senders_vs_freed_slot+cancel", B3, 0,
+        "the second queued send cancelled: its message comes back, the first still gets a slot");
+    add<two_async_senders_vs_freed_slot<CANCEL>, rl::sched_random>("two_async_senders_vs_freed_slot+cancel", 0, R,
+        "the second queued send cancelled: its message comes back, the first still gets a slot");
+    add_blocking<async_send_vs_recv, rl::sched_full>("async_send_vs/recv", 0, R,
+        "a freed slot completes a queued async send", false);
+    add_blocking<async_send_vs_close, rl::sched_full>("async_send_vs/close", 0, R,
+        "close completes a queued async send with closed, message handed back", false);
+    add_blocking<async_send_vs_last_receiver_drop, rl::sched_full>("async_send_vs/last_receiver_drop", 0, R,
+        "the last receiver gone closes and completes a queued async send", false);
+    add_blocking<async_send_vs_await_active_off, rl::sched_full>("async_send_vs/await_active_off", 0, R,
+        "await_active off completes an async send waiting for a receiver with inactive", false);
+    add_blocking<async_send_vs_grow, rl::sched_full>("async_send_vs/grow", 0, R,
+        "capacity growth completes a queued async send", false);
+    add_blocking<async_send_vs_overflow_on, rl::sched_full>("async_send_vs/overflow_on", 0, R,
+        "overflow on completes a queued async send, which evicts", false);
+    add_blocking<async_send_vs_activate, rl::sched_full>("async_send_vs/activate", 0, R,
+        "activate_cloned completes an async send waiting for an active receiver", false);
+    add_blocking<mixed_senders_vs_freed_slots, rl::sched_bound>("mixed_senders_vs_freed_slots", B3, R,
+        "a blocking and an async sender on full, two slots freed: neither is left waiting");
     add<shared_receiver_unsync<plain_model>, rl::sched_full>("position/shared_unsync/plain", 0, 0,
         "one receiver, two threads, no external sync: race-free (positions only under the lock)");
     add<shared_receiver_unsync<atomic_relaxed_model>, rl::sched_full>("position/shared_unsync/atomic_relaxed", 0, 0,
@@ -713,8 +1041,11 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
         if (!ok) {
             ++failures;
-            std::printf("---- Relacy report for %s ----\n%s\n---- replay state (params.initial_state): %s\n",
-                        r.name.c_str(), report_buf.str().c_str(), p.final_state.c_str());
+            // fwrite, not %s: a history may hold a NUL (a char-sized value printed as a character).
+            const std::string report_text = report_buf.str();
+            std::printf("---- Relacy report for %s ----\n", r.name.c_str());
+            std::fwrite(report_text.data(), 1, report_text.size(), stdout);
+            std::printf("\n---- replay state (params.initial_state): %s\n", p.final_state.c_str());
             std::fflush(stdout);
             if (!keep_going) break;
         }
