@@ -8,6 +8,11 @@
 // destroying it destroys the frame, so destroy a task only when it is done(),
 // or while it is suspended in a bcast operation that nothing can complete
 // concurrently (R-ASYNC-5 then unlinks the pending operation).
+//
+// A g++ 12 bug to steer clear of in any coroutine: a temporary created in one
+// arm of ?: inside a co_await expression is destroyed twice, as in
+// `co_await rx.async_recv(c ? source.get_token() : std::stop_token())` (a stop
+// state released twice). Compute such a value into a named local first.
 #pragma once
 
 #include <atomic>
@@ -54,6 +59,11 @@ public:
                 // Set after the coroutine is suspended, so a thread that sees
                 // `finished` may destroy the frame. Release: pairs with the
                 // acquire loads in done() and wait(), publishing the result.
+                // The notify may run after a waiter saw `finished` and destroyed
+                // the frame. libstdc++ keys the waits on an atomic<bool> by its
+                // address in a table of its own and never reads the atomic in
+                // notify_all (bits/atomic_wait.h), so that is safe here; the
+                // standard's wording gap is what P2616 addresses.
                 void await_suspend(std::coroutine_handle<promise_type> self) const noexcept {
                     self.promise().finished.store(true, std::memory_order_release);
                     self.promise().finished.notify_all(); // partner: finished.wait() in wait()

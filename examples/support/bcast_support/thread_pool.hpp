@@ -1,6 +1,7 @@
 // bcast_support::thread_pool: a minimal bcast::scheduler for the examples and
 // the TSan stress tests. schedule(handle) queues a coroutine; a fixed set of
 // worker threads resume queued coroutines in FIFO order. Not part of bcast.
+// co_await resume_on(pool) moves a coroutine onto one of its workers.
 #pragma once
 
 #include <condition_variable>
@@ -77,5 +78,22 @@ private:
     std::size_t resumed_ = 0;
     std::vector<std::thread> workers_; // last: started after the fields above exist
 };
+
+// `co_await resume_on(scheduler)`: the coroutine suspends and continues on a
+// thread of `scheduler` (any bcast::scheduler). An eager task starts on its
+// caller's thread; this is how it moves to the pool, so that several
+// coroutines really run at once. `scheduler` must outlive the suspension.
+template <class Scheduler>
+auto resume_on(Scheduler& scheduler) noexcept {
+    struct awaiter {
+        Scheduler& target;
+        bool await_ready() const noexcept { return false; }
+        // Touches nothing of `this` after schedule(): a worker may already be
+        // running the coroutine, and this awaiter lives in its frame.
+        void await_suspend(std::coroutine_handle<> caller) const noexcept { target.schedule(caller); }
+        void await_resume() const noexcept {}
+    };
+    return awaiter{scheduler};
+}
 
 } // namespace bcast_support
