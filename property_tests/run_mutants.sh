@@ -36,7 +36,7 @@ build() { # name [patch]
     fi
     # shellcheck disable=SC2086
     "$cxx" -std=c++20 -O1 -DNDEBUG -w $extra_flags \
-        -I"$dir/impl/include" -I"$root/spec/include" -I"$root/property_tests/include" \
+        -I"$dir/impl/include" -I"$root/spec/include" -I"$root/property_tests/include" -I"$root/examples/support" \
         "$root/property_tests/src/properties.cpp" -o "$dir/properties" $libs -pthread \
         > "$dir/build.log" 2>&1
 }

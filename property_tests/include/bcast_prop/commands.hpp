@@ -68,7 +68,12 @@ enum class target : std::uint8_t {
     X(sender_count, any)                                                                       \
     X(is_closed, any)                                                                          \
     X(overflow, any)                                                                           \
-    X(await_active, any)
+    X(await_active, any)                                                                       \
+    /* Appended last, so older fuzz seeds keep their meaning. b & 2: through a scheduler.   */ \
+    X(async_recv, receiver)             /* co_await async_recv() where it cannot wait; else as below */ \
+    X(async_broadcast, sender)          /* co_await async_broadcast(m) likewise              */ \
+    X(async_recv_cancelled, receiver)   /* with a stop_token: b & 1 stop before, else after the start */ \
+    X(async_broadcast_cancelled, sender)
 
 enum class op : std::uint8_t {
 #define BCAST_PROP_ENUM(name, tgt) name,

@@ -20,6 +20,13 @@
 //               try_recv changes nothing: every query, the live instances, and
 //               the retried try_recv all agree with the model, which did not
 //               run the throwing call at all.
+// Async commands (R-ASYNC-1..5) are checked where one thread can finish them:
+// an operation that needs no wait must not suspend and must answer what the
+// model answers; one that would wait must suspend, and a stop request must end
+// it with `cancelled`, handing a send's message back, while the model does
+// nothing at all: every later comparison then checks that nothing was consumed
+// or queued (a waiter left behind in the channel would be answered by a later
+// command, inside a destroyed coroutine frame: the sanitizer trees see that).
 // The ghost checks use only the implementation's own answers: the queue is a
 // FIFO of accepted messages, so its content is the last len() accepted ones.
 #pragma once
@@ -39,6 +46,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <typeinfo>
@@ -50,6 +58,7 @@
 #include <bcast/spec/conformance.hpp>
 #include <bcast/spec/model.hpp>
 
+#include "async.hpp"
 #include "commands.hpp"
 #include "messages.hpp"
 
@@ -81,12 +90,15 @@ struct run_stats {
     std::uint64_t closed_recvs = 0;
     std::uint64_t copy_throws = 0;
     std::uint64_t zero_capacity_rejected = 0;
+    std::uint64_t async_answered = 0;  // async operations that finished without suspending
+    std::uint64_t async_cancelled = 0; // async operations that waited and were cancelled
 
     run_stats& operator+=(const run_stats& o) {
         programs += o.programs, commands += o.commands, sent += o.sent, evicted += o.evicted;
         received += o.received, overflowed += o.overflowed, shrinks_below_len += o.shrinks_below_len;
         closed_recvs += o.closed_recvs, copy_throws += o.copy_throws;
         zero_capacity_rejected += o.zero_capacity_rejected;
+        async_answered += o.async_answered, async_cancelled += o.async_cancelled;
         return *this;
     }
 };
@@ -95,7 +107,8 @@ inline std::ostream& operator<<(std::ostream& out, const run_stats& s) {
     return out << "programs=" << s.programs << " commands=" << s.commands << " sent=" << s.sent
                << " evicted=" << s.evicted << " received=" << s.received << " overflowed=" << s.overflowed
                << " shrinks_below_len=" << s.shrinks_below_len << " closed_recvs=" << s.closed_recvs
-               << " copy_throws=" << s.copy_throws << " zero_capacity_rejected=" << s.zero_capacity_rejected;
+               << " copy_throws=" << s.copy_throws << " zero_capacity_rejected=" << s.zero_capacity_rejected
+               << " async_answered=" << s.async_answered << " async_cancelled=" << s.async_cancelled;
 }
 
 // Comparable, printable outcomes of a send and a receive.
@@ -340,6 +353,10 @@ private:
         case op::recv: recv(id, mode::blocking); return;
         case op::recv_expired: recv(id, mode::expired); return;
         case op::recv_throwing: recv(id, mode::throwing); return;
+        case op::async_recv: async_recv(id, b, false); return;
+        case op::async_recv_cancelled: async_recv(id, b, true); return;
+        case op::async_broadcast: async_send(id, b, false); return;
+        case op::async_broadcast_cancelled: async_send(id, b, true); return;
         case op::clone_receiver: {
             const handle_id made = same_id(m->clone_receiver(id), impl_->clone_receiver(id));
             receivers_.push_back(made);
@@ -583,6 +600,119 @@ private:
         }
         return result;
     }
+
+    // ---- async operations (R-ASYNC-1, R-ASYNC-3, R-ASYNC-4) -------------------------
+    //
+    // `b & 1` (the *_cancelled commands only): stop is requested before the
+    // call, else after the operation started. `b & 2`: the scheduler overload.
+    // Where the model says the call would wait, the plain command falls back to
+    // the cancelled form, as `recv` falls back to `recv_for(0)`.
+
+    void async_recv(handle_id id, std::uint8_t b, bool with_token) {
+        if constexpr (!async_broadcast_channel<Impl, Msg>) { // no async API: the blocking or zero-timeout form
+            recv(id, with_token ? mode::expired : mode::blocking);
+        } else {
+            spec_type& m = *spec_;
+            const std::size_t len_before = impl_->len(id);
+            const bool would_block = m.recv_would_block(id);
+            // A waiting receive that is cancelled consumes nothing: the model does nothing.
+            const recv_outcome expected =
+                would_block ? recv_outcome{false, 0, recv_errc::cancelled, 0} : outcome(m.try_recv(id));
+            const bool stop_first = with_token && (b & 1) != 0;
+            std::stop_source stop = stop_source_for(with_token || would_block);
+            if (stop_first) stop.request_stop();
+            manual_scheduler scheduler;
+            auto task = await_recv(impl_->receiver_at(id), stop.get_token(), (b & 2) != 0 ? &scheduler : nullptr);
+            const std::string problem = drive(task, stop, scheduler, (b & 2) != 0, would_block, stop_first);
+            if (!problem.empty()) {
+                fail("async_recv on id " + std::to_string(id) + ": " + problem +
+                     (task.done() ? ", and it answered " + show(outcome(task.result())) : std::string()));
+            }
+            const recv_outcome actual = outcome(task.result());
+            trace_.back() += " -> " + show(expected) + async_note(would_block, stop_first);
+            expect_equal("async receive result", expected, actual);
+            count_async(would_block);
+            if (actual.ok) ++stats_.received;
+            if (!actual.ok && actual.code == recv_errc::overflowed) ++stats_.overflowed;
+            if (!actual.ok && actual.code == recv_errc::closed) ++stats_.closed_recvs;
+            last_recv_ = actual;
+            if (options_.ghost) ghost_recv(id, actual, len_before);
+        }
+    }
+
+    void async_send(handle_id id, std::uint8_t b, bool with_token) {
+        if constexpr (!async_broadcast_channel<Impl, Msg>) {
+            send(id, with_token ? mode::expired : mode::blocking);
+        } else {
+            spec_type& m = *spec_;
+            const int value = next_value_++;
+            const std::size_t len_before = impl_->len(id);
+            const bool would_block = m.broadcast_would_block();
+            // A waiting send that is cancelled queues nothing and hands its message back.
+            const send_outcome expected = would_block ? send_outcome{false, std::nullopt, send_errc::cancelled, value}
+                                                      : outcome(m.try_broadcast(id, value));
+            const bool stop_first = with_token && (b & 1) != 0;
+            std::stop_source stop = stop_source_for(with_token || would_block);
+            if (stop_first) stop.request_stop();
+            manual_scheduler scheduler;
+            auto task = await_broadcast(impl_->sender_at(id), traits::make(value), stop.get_token(),
+                                        (b & 2) != 0 ? &scheduler : nullptr);
+            const std::string problem = drive(task, stop, scheduler, (b & 2) != 0, would_block, stop_first);
+            if (!problem.empty()) {
+                fail("async_broadcast on id " + std::to_string(id) + ": " + problem +
+                     (task.done() ? ", and it answered " + show(outcome(task.result())) : std::string()));
+            }
+            const send_outcome actual = outcome(task.result());
+            trace_.back() += " -> " + show(expected) + async_note(would_block, stop_first);
+            expect_equal("async send result", expected, actual);
+            count_async(would_block);
+            if (actual.ok) ++stats_.sent;
+            if (actual.evicted) ++stats_.evicted;
+            if (options_.ghost) ghost_send(value, actual, len_before);
+        }
+    }
+
+    // Takes a just-started async operation to its end the only ways one thread
+    // can; returns what went wrong ("" if nothing). The task is done afterwards
+    // unless something went wrong; nothing is left in the scheduler.
+    template <class Task>
+    static std::string drive(Task& task, std::stop_source& stop, manual_scheduler& scheduler, bool via_scheduler,
+                             bool would_block, bool stop_first) {
+        if (!would_block || stop_first) {
+            // An answer at once, or a wait that a stop request before the call
+            // turns into `cancelled`: no suspension, no scheduler (R-ASYNC-1, R-ASYNC-4).
+            if (!task.done()) {
+                return would_block ? "suspended although stop was requested before the call"
+                                   : "suspended although the spec model says it need not wait";
+            }
+            if (scheduler.scheduled != 0) return "went through the scheduler although it did not wait";
+            stop.request_stop(); // after completion: must change nothing (checked by the comparisons that follow)
+            return {};
+        }
+        if (task.done()) return "did not wait although the spec model says it must";
+        stop.request_stop(); // the canceller completes it, and resumes it inline or through the scheduler (R-ASYNC-3)
+        const bool resumed_inline = task.done();
+        const std::size_t scheduled = scheduler.scheduled;
+        scheduler.resume_all(); // never leave a completed operation unresumed
+        if (!task.done()) return "a stop request did not end the wait";
+        if (via_scheduler && (resumed_inline || scheduled != 1)) {
+            return "was resumed inline, or handed to the scheduler " + std::to_string(scheduled) +
+                   " times, although a scheduler was given (once expected)";
+        }
+        return {};
+    }
+
+    static std::string async_note(bool would_block, bool stop_first) {
+        if (!would_block) return {};
+        return stop_first ? " (stop before the call: not suspended)" : " (suspended, then stop requested)";
+    }
+
+    // A stop source only where a token is used: a real one allocates its state.
+    static std::stop_source stop_source_for(bool needed) {
+        return needed ? std::stop_source() : std::stop_source(std::nostopstate);
+    }
+
+    void count_async(bool cancelled) { ++(cancelled ? stats_.async_cancelled : stats_.async_answered); }
 
     // ---- checks after every command --------------------------------------------
 

@@ -71,47 +71,53 @@ inline profile conformance_profile() {
              {2, op::set_await_active}, {1, op::close},          {1, op::create},          {1, op::len},
              {1, op::is_empty},      {1, op::is_full},           {1, op::capacity},        {1, op::receiver_count},
              {1, op::inactive_receiver_count}, {1, op::sender_count}, {1, op::is_closed},  {1, op::overflow},
-             {1, op::await_active}},
+             {1, op::await_active},  {2, op::async_recv},        {2, op::async_broadcast}, {1, op::async_recv_cancelled},
+             {1, op::async_broadcast_cancelled}},
             {}};
 }
 
 // Overflow on from the start: many sends into small channels, receivers that
-// start at different places, shrinks.
+// start at different places, shrinks; async sends get the evicted message too.
 inline profile overflow_profile() {
     return {{{10, op::try_broadcast}, {2, op::broadcast},     {6, op::try_recv},      {2, op::recv},
              {3, op::clone_receiver}, {2, op::new_receiver},  {1, op::drop_receiver}, {1, op::deactivate},
-             {1, op::activate_cloned}, {2, op::set_capacity}, {1, op::set_overflow},  {1, op::len}},
+             {1, op::activate_cloned}, {2, op::set_capacity}, {1, op::set_overflow},  {1, op::len},
+             {2, op::async_broadcast}, {2, op::async_recv}},
             {command{op::set_overflow, 0, 1}}};
 }
 
-// Lagging receivers: evictions and shrinks (including below len) mixed.
+// Lagging receivers: evictions and shrinks (including below len) mixed; the
+// lag report reaches async receives too (R-ASYNC-1).
 inline profile lag_profile() {
     return {{{8, op::try_broadcast}, {4, op::set_capacity},  {6, op::try_recv},     {1, op::recv_expired},
              {1, op::recv},          {3, op::clone_receiver}, {1, op::new_receiver}, {1, op::drop_receiver},
-             {2, op::set_overflow},  {1, op::deactivate},     {1, op::activate}},
+             {2, op::set_overflow},  {1, op::deactivate},     {1, op::activate},     {2, op::async_recv}},
             {command{op::set_overflow, 0, 1}}};
 }
 
 // Closing from every side: close(), last sender gone, last receiver gone;
-// sends, receives and new handles afterwards.
+// sends, receives (async ones too) and new handles afterwards.
 inline profile close_profile() {
     return {{{6, op::try_broadcast},  {1, op::broadcast},      {1, op::broadcast_expired}, {6, op::try_recv},
              {2, op::recv},           {1, op::recv_expired},   {2, op::close},             {2, op::drop_sender},
              {1, op::clone_sender},   {1, op::new_sender},     {1, op::drop_receiver},     {1, op::drop_inactive},
              {1, op::deactivate},     {1, op::activate},       {1, op::activate_cloned},   {2, op::new_receiver},
              {2, op::clone_receiver}, {1, op::is_closed},      {1, op::set_capacity},      {1, op::set_overflow},
-             {1, op::set_await_active}},
+             {1, op::set_await_active}, {2, op::async_recv},   {1, op::async_broadcast},   {1, op::async_recv_cancelled},
+             {1, op::async_broadcast_cancelled}},
             {}};
 }
 
 // Lifetimes: everything that creates, moves, evicts, drops messages or the
-// handles that pin them, with an instance-counted message type.
+// handles that pin them, with an instance-counted message type; cancelled async
+// sends hand their message back (R-ASYNC-4).
 inline profile lifetimes_profile() {
     return {{{8, op::try_broadcast}, {1, op::broadcast},       {1, op::broadcast_expired}, {5, op::try_recv},
              {1, op::recv},          {1, op::recv_expired},    {3, op::clone_receiver},    {2, op::new_receiver},
              {2, op::drop_receiver}, {2, op::deactivate},      {1, op::activate},          {1, op::activate_cloned},
              {1, op::drop_inactive}, {1, op::drop_sender},     {1, op::clone_sender},      {3, op::set_capacity},
-             {3, op::set_overflow},  {1, op::close},           {1, op::create}},
+             {3, op::set_overflow},  {1, op::close},           {1, op::create},            {1, op::async_recv},
+             {1, op::async_broadcast}, {1, op::async_recv_cancelled}, {2, op::async_broadcast_cancelled}},
             {}};
 }
 
