@@ -7,12 +7,16 @@
 //   fanout/cap:<c>/N:<n>              one sender thread, n receiver threads, blocking, no loss;
 //                                     counters deliveries_per_s, cpu_s, wall_s
 //   floor/<operation>                 the cost units the slopes are expressed in
+//   async/inline/N:<n>, async/try/N:<n>  one sender coroutine and n receiver coroutines on
+//                                     one thread, inline resumption, vs the same flow with
+//                                     try calls; ns per iteration (async_rows.cpp)
 //
 // Run with --benchmark_repetitions=R --benchmark_enable_random_interleaving=true so
 // that the designs are interleaved repetition by repetition (drift on the shared VM
 // then hits them all alike), and read the median/min/max aggregates.
 // Extra flag (removed before Google Benchmark sees the rest): --messages=M for the
 // fan-out rows (default 1,000,000).
+#include "async_rows.hpp"
 #include "cases.hpp"
 #include "rmw_position.hpp"
 
@@ -107,6 +111,8 @@ void register_all() {
     register_single<bcast::std_atomic_acq_rel_model>("acq_rel");
     register_single<bcast::std_atomic_seq_cst_model>("seq_cst");
     register_single<bcast_bench::fetch_add_model>("rmw"); // upstream PR #70's fetch_add
+
+    bcast_bench::register_async_rows(single_receiver_counts, with_range_statistics);
 
     with_range_statistics(benchmark::RegisterBenchmark("floor/mutex_pair", floor_mutex_pair));
     with_range_statistics(benchmark::RegisterBenchmark("floor/seq_cst_store", floor_seq_cst_store));

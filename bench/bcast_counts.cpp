@@ -18,11 +18,16 @@
 // inliner budgets are per translation unit, and a binary with five designs
 // inlines differently from one with a single design (blocking calls: 277 vs 256
 // instructions per iteration at N = 1), which would otherwise be mistaken for a
-// cost of the template.
+// cost of the template. The two plain-only builds also count the async row's
+// loop (async/inline/N:<n>, async_cases.cpp, a translation unit of its own), so
+// the zero-cost check covers the async operations too.
 //
 // Usage: bcast_counts [--iters=K1,K2] [--filter=SUBSTRING] [--list]
 #include "cases.hpp"
 #include "rmw_position.hpp"
+#if BCAST_COUNTS_PLAIN_ONLY
+#include "async_cases.hpp"
+#endif
 
 // Without valgrind's headers the binary still builds (and just runs the loops),
 // so a tree without valgrind installed is not broken by this benchmark.
@@ -85,6 +90,10 @@ std::vector<count_case> all_cases() {
     std::vector<count_case> cases;
 #if BCAST_COUNTS_PLAIN_ONLY
     add_single_cases<bcast::std_model>(cases, "plain");
+    for (std::size_t receivers : {1, 2, 4, 8, 16}) {
+        cases.push_back({"async/inline/N:" + std::to_string(receivers),
+                         [receivers] { return bcast_bench::make_async_inline_workload(receivers); }});
+    }
 #else
     add_single_cases<bcast::std_model>(cases, "plain");
     add_single_cases<bcast::std_atomic_relaxed_model>(cases, "relaxed");

@@ -13,7 +13,8 @@ builds and runs everything the answer rests on, in one invocation sequence:
      repetition and share the VM's drift;
   3. counts instructions under callgrind (callgrind_counts.py), for every
      design and for the direct-std build (the zero-cost check);
-  4. prints the tables and the target verdicts, writes position-results.json
+  4. prints the tables (with the async row: coroutines resumed inline vs the
+     try calls, and vs the threaded fan-out) and the target verdicts, writes position-results.json
      and position-tables.txt, and renders position-single.svg/.png and
      position-fanout.svg/.png with gnuplot.
 
@@ -154,7 +155,10 @@ def collect(reps_cpp, reps_peers):
             name = entry["name"]
             single = re.fullmatch(r"single/(\w+)/(\w+)/N:(\d+)", name)
             fanout = re.match(r"fanout/cap:(\d+)/N:(\d+)", name)
-            if single:
+            async_row = re.fullmatch(r"async/(\w+)/N:(\d+)", name)
+            if async_row:  # ("bcast-async", "inline" | "try", N)
+                add(("bcast-async", async_row.group(1), int(async_row.group(2))), entry["cpu_time"])
+            elif single:
                 add(("bcast", single.group(1), single.group(2), int(single.group(3))), entry["cpu_time"])
             elif fanout:
                 capacity, receivers = int(fanout.group(1)), int(fanout.group(2))
@@ -189,7 +193,7 @@ def ratio_summary(samples, numerator, denominator):
 def analyse(samples, counts, peers_missing):
     median = {key: statistics.median(values) for key, values in samples.items()}
     results = {"single": {}, "single_ratio_to_plain": {}, "slopes_ns": {}, "floors": {}, "peers_single": {},
-               "fanout": {}, "counts": counts, "verdicts": [], "peers_missing": peers_missing}
+               "fanout": {}, "async": {}, "counts": counts, "verdicts": [], "peers_missing": peers_missing}
 
     for key, values in samples.items():
         if key[0] == "bcast":
@@ -200,6 +204,22 @@ def analyse(samples, counts, peers_missing):
             results["peers_single"]["%s/%s/N:%d" % key] = summary(values)
         elif key[0].endswith("-fanout"):
             results["fanout"]["%s/cap:%d/N:%d/%s" % key] = summary(values)
+        elif key[0] == "bcast-async":
+            results["async"]["%s/N:%d" % key[1:]] = summary(values)
+
+    # The async row: coroutines resumed inline against the same flow with try
+    # calls, both sides from the same repetition (and the same translation unit).
+    for n in SINGLE_N:
+        ratio = ratio_summary(samples, ("bcast-async", "inline", n), ("bcast-async", "try", n))
+        if ratio:
+            results["async"]["inline_over_try/N:%d" % n] = ratio
+        ratio = ratio_summary(samples, ("bcast-async", "try", n), ("bcast", "try", "plain", n))
+        if ratio:
+            results["async"]["try_over_single_try_plain/N:%d" % n] = ratio
+    for variant in ("inline", "try"):
+        points = [(n, median[("bcast-async", variant, n)]) for n in SINGLE_N if ("bcast-async", variant, n) in median]
+        if len(points) >= 2:
+            results["async"]["slope_ns/" + variant] = least_squares_slope(points)
 
     for calls in CALLS:
         for design in DESIGNS[1:]:
@@ -399,11 +419,66 @@ def tables(results, meta):
                                                               fan(TOKIO + "-fanout", "delivered_fraction")["median"])
             out(row)
 
+    async_table(results, meta, out)
+
     out("")
     out("Targets")
     for entry in results["verdicts"]:
         out("  %-10s %s: %s" % (entry["status"], entry["target"], entry["figures"]))
     return "\n".join(lines)
+
+
+def async_table(results, meta, out):
+    """The async row: co_await with inline resumption vs the try calls, and vs the threaded fan-out."""
+    rows = results.get("async") or {}
+    if "inline/N:1" not in rows:
+        return  # an earlier run's JSON (--replot), from before the async row
+    out("")
+    out("Async row: 1 sender coroutine + N receiver coroutines on one thread, inline resumption, capacity 1;")
+    out("thread CPU ns per iteration (1 async_broadcast + N async_recv), median (min..max); try = the same flow with")
+    out("try_broadcast/try_recv in the same translation unit; ratios are medians of per-repetition ratios")
+    out("%-4s %24s %24s %22s %12s %16s" % ("N", "async inline", "try", "async / try", "async ns/rx",
+                                            "try / single-try"))
+    for n in SINGLE_N:
+        inline, calls = rows.get("inline/N:%d" % n), rows.get("try/N:%d" % n)
+        if not inline or not calls:
+            continue
+        ratio = rows.get("inline_over_try/N:%d" % n)
+        reference = rows.get("try_over_single_try_plain/N:%d" % n)
+        out("%-4d %24s %24s %22s %12.1f %16s" % (
+            n, fmt_range(inline), fmt_range(calls), fmt_range(ratio, digits=3) if ratio else "-",
+            inline["median"] / n, "%.3f" % reference["median"] if reference else "-"))
+    if "slope_ns/inline" in rows and "slope_ns/try" in rows:
+        out("  per extra receiver: async %.2f ns, try %.2f ns (%.2fx): one suspension + one inline resumption costs %.2f ns" % (
+            rows["slope_ns/inline"], rows["slope_ns/try"], rows["slope_ns/inline"] / rows["slope_ns/try"],
+            rows["slope_ns/inline"] - rows["slope_ns/try"]))
+    plain_only = ((results.get("counts") or {}).get("templated_plain_only") or {})
+    if "async/inline/N:1" in plain_only:
+        out("  callgrind (bcast_counts_plain), instructions / locked per iteration, async vs try: " + ", ".join(
+            "N=%d %.0f / %.0f vs %.0f / %.0f" % (
+                n, plain_only["async/inline/N:%d" % n]["instructions"], plain_only["async/inline/N:%d" % n]["locked"],
+                plain_only["single/try/plain/N:%d" % n]["instructions"], plain_only["single/try/plain/N:%d" % n]["locked"])
+            for n in SINGLE_N if "async/inline/N:%d" % n in plain_only))
+    # Against the blocking threaded fan-out: the same deliveries, made by threads
+    # that wait on condition variables instead of coroutines resumed inline.
+    fan_rows = []
+    for n in FANOUT_N:
+        inline = rows.get("inline/N:%d" % n)
+        if not inline:
+            continue
+        row = "  N=%d  async inline: %6.2f M deliveries per CPU second (1 thread), %5.1f CPU ns/delivery" % (
+            n, n * 1e3 / inline["median"], inline["median"] / n)
+        for capacity in FANOUT_CAPACITIES:
+            rate = results["fanout"].get("bcast-fanout/cap:%d/N:%d/deliveries_per_s" % (capacity, n))
+            cpu = results["fanout"].get("bcast-fanout/cap:%d/N:%d/cpu_s" % (capacity, n))
+            if rate and cpu:
+                row += " | fan-out cap %d: %5.2f M/s wall, %6.1f CPU ns/delivery" % (
+                    capacity, rate["median"] * 1e-6, cpu["median"] * 1e9 / (meta["messages"] * n))
+        fan_rows.append(row)
+    if fan_rows:
+        out("Async row vs the threaded fan-out (1 sender thread + N receiver threads, blocking, %d messages):" % meta["messages"])
+        for row in fan_rows:
+            out(row)
 
 
 # ---------------------------------------------------------------- plots

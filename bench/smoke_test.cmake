@@ -16,7 +16,8 @@ endif()
 foreach(row
         "single/try/plain/N:1" "single/try/relaxed/N:4" "single/blocking/acq_rel/N:1" "single/blocking/seq_cst/N:4" "single/try/rmw/N:1"
         "fanout/cap:64/N:1" "fanout/cap:1024/N:4"
-        "floor/mutex_pair" "floor/seq_cst_store")
+        "floor/mutex_pair" "floor/seq_cst_store"
+        "async/inline/N:1" "async/inline/N:4" "async/try/N:4")
     string(FIND "${output}" "${row}" found)
     if(found EQUAL -1)
         message(FATAL_ERROR "bcast_bench printed no '${row}' row\n${output}")
