@@ -29,6 +29,9 @@ FUNCTION = re.compile(r"^\S.*\b(position_probe(?:_loop)?)<bcast::basic_std_model
                       r"(bcast::plain_position|bcast::atomic_position<(\(std::memory_order\)\d)>|bcast_bench::fetch_add_position)")
 
 
+POSITION_TYPE = re.compile(r"bcast::plain_position|bcast::atomic_position<\(std::memory_order\)\d>|bcast_bench::fetch_add_position")
+
+
 def functions(assembly):
     """{(probe, design): [instruction lines]} from demangled assembly."""
     found, current = {}, None
@@ -39,6 +42,8 @@ def functions(assembly):
             current = found.setdefault((match.group(1), design), [])
         elif current is not None and line.startswith("\t") and not line.startswith("\t."):
             instruction = re.sub(r"\.L\d+", ".L", line.strip())
+            # A call into another instantiation names the design: the same callee for every design.
+            instruction = re.sub(r"\s+>", ">", POSITION_TYPE.sub("<position>", instruction))
             current.append(re.sub(r"%[a-z0-9]+", "%R", instruction))
         elif current is not None and line.startswith("\t.cfi_endproc"):
             current = None
