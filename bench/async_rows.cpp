@@ -85,7 +85,7 @@ void async_inline(benchmark::State& state) {
 }
 
 void try_calls(benchmark::State& state) {
-    single_thread_case<bcast::std_model> workload(static_cast<std::size_t>(state.range(0)));
+    single_thread_case<bcast::std_primitives> workload(static_cast<std::size_t>(state.range(0)));
     workload.run<calls::try_calls>(16); // first touch outside the timing, as in bcast_bench.cpp
     for (auto _ : state) workload.iterate<calls::try_calls>();
     state.counters["receivers"] = static_cast<double>(state.range(0));

@@ -47,21 +47,21 @@ benchmark::internal::Benchmark* with_range_statistics(benchmark::internal::Bench
     return bench->ComputeStatistics("min", minimum)->ComputeStatistics("max", maximum);
 }
 
-template <class Model, calls Kind>
+template <class Primitives, calls Kind>
 void single_thread(benchmark::State& state) {
-    bcast_bench::single_thread_case<Model> workload(static_cast<std::size_t>(state.range(0)));
+    bcast_bench::single_thread_case<Primitives> workload(static_cast<std::size_t>(state.range(0)));
     workload.template run<Kind>(16); // first touch of the ring and the receivers outside the timing
     for (auto _ : state) workload.template iterate<Kind>();
     state.counters["receivers"] = static_cast<double>(state.range(0));
 }
 
-template <class Model>
+template <class Primitives>
 void register_single(const char* position_name) {
     for (calls kind : {calls::try_calls, calls::blocking_calls}) {
         const std::string name = "single/" + std::string(bcast_bench::calls_name(kind)) + "/" + position_name;
         auto* bench = kind == calls::try_calls
-                          ? benchmark::RegisterBenchmark(name.c_str(), single_thread<Model, calls::try_calls>)
-                          : benchmark::RegisterBenchmark(name.c_str(), single_thread<Model, calls::blocking_calls>);
+                          ? benchmark::RegisterBenchmark(name.c_str(), single_thread<Primitives, calls::try_calls>)
+                          : benchmark::RegisterBenchmark(name.c_str(), single_thread<Primitives, calls::blocking_calls>);
         // Thread CPU time (the default clock of a single-threaded benchmark) is
         // what we compare: on the shared VM it moves far less than wall time.
         with_range_statistics(bench->ArgName("N")->ArgsProduct({single_receiver_counts}));
@@ -106,11 +106,11 @@ void floor_relaxed_store(benchmark::State& state) {
 }
 
 void register_all() {
-    register_single<bcast::std_model>("plain");
-    register_single<bcast::std_atomic_relaxed_model>("relaxed");
-    register_single<bcast::std_atomic_acq_rel_model>("acq_rel");
-    register_single<bcast::std_atomic_seq_cst_model>("seq_cst");
-    register_single<bcast_bench::fetch_add_model>("rmw"); // upstream PR #70's fetch_add
+    register_single<bcast::std_primitives>("plain");
+    register_single<bcast::std_atomic_relaxed_primitives>("relaxed");
+    register_single<bcast::std_atomic_acq_rel_primitives>("acq_rel");
+    register_single<bcast::std_atomic_seq_cst_primitives>("seq_cst");
+    register_single<bcast_bench::fetch_add_primitives>("rmw"); // upstream PR #70's fetch_add
 
     bcast_bench::register_async_rows(single_receiver_counts, with_range_statistics);
 

@@ -12,7 +12,7 @@
 // design; and, for the zero-cost check, twice with BCAST_COUNTS_PLAIN_ONLY (only
 // the plain position's cases): bcast_counts_plain against impl/include, and
 // bcast_counts_direct against a generated copy of the headers in which the
-// Model's types are replaced by the std types written in directly
+// Primitives's types are replaced by the std types written in directly
 // (make_direct_std_headers.py). The two plain-only builds compile the same
 // source with the same set of instantiations, so only the headers differ: GCC's
 // inliner budgets are per translation unit, and a binary with five designs
@@ -54,14 +54,14 @@ struct count_case {
     std::function<std::function<void(std::uint64_t)>()> prepare;
 };
 
-template <class Model>
+template <class Primitives>
 void add_single_cases(std::vector<count_case>& cases, const char* position_name) {
     for (calls kind : {calls::try_calls, calls::blocking_calls}) {
         for (std::size_t receivers : {1, 2, 4, 8, 16}) {
             std::string name = "single/" + std::string(bcast_bench::calls_name(kind)) + "/" + position_name +
                                "/N:" + std::to_string(receivers);
             cases.push_back({std::move(name), [kind, receivers] {
-                auto workload = std::make_shared<bcast_bench::single_thread_case<Model>>(receivers);
+                auto workload = std::make_shared<bcast_bench::single_thread_case<Primitives>>(receivers);
                 return std::function<void(std::uint64_t)>([workload, kind](std::uint64_t iterations) {
                     if (kind == calls::try_calls) {
                         workload->template run<calls::try_calls>(iterations);
@@ -89,17 +89,17 @@ void add_single_cases(std::vector<count_case>& cases, const char* position_name)
 std::vector<count_case> all_cases() {
     std::vector<count_case> cases;
 #if BCAST_COUNTS_PLAIN_ONLY
-    add_single_cases<bcast::std_model>(cases, "plain");
+    add_single_cases<bcast::std_primitives>(cases, "plain");
     for (std::size_t receivers : {1, 2, 4, 8, 16}) {
         cases.push_back({"async/inline/N:" + std::to_string(receivers),
                          [receivers] { return bcast_bench::make_async_inline_workload(receivers); }});
     }
 #else
-    add_single_cases<bcast::std_model>(cases, "plain");
-    add_single_cases<bcast::std_atomic_relaxed_model>(cases, "relaxed");
-    add_single_cases<bcast::std_atomic_acq_rel_model>(cases, "acq_rel");
-    add_single_cases<bcast::std_atomic_seq_cst_model>(cases, "seq_cst");
-    add_single_cases<bcast_bench::fetch_add_model>(cases, "rmw");
+    add_single_cases<bcast::std_primitives>(cases, "plain");
+    add_single_cases<bcast::std_atomic_relaxed_primitives>(cases, "relaxed");
+    add_single_cases<bcast::std_atomic_acq_rel_primitives>(cases, "acq_rel");
+    add_single_cases<bcast::std_atomic_seq_cst_primitives>(cases, "seq_cst");
+    add_single_cases<bcast_bench::fetch_add_primitives>(cases, "rmw");
 #endif
     cases.push_back({"floor/mutex_pair", [] {
         auto mutex = std::make_shared<std::mutex>();

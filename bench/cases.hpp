@@ -43,10 +43,10 @@ inline constexpr std::string_view calls_name(calls kind) {
 
 // Upstream's shape. The extra receivers are copies of the first, made while
 // the queue is empty, as upstream clones r1: all sit at the tail.
-template <class Model>
+template <class Primitives>
 class single_thread_case {
 public:
-    explicit single_thread_case(std::size_t receiver_count) : single_thread_case(bcast::channel<std::uint64_t, Model>(1)) {
+    explicit single_thread_case(std::size_t receiver_count) : single_thread_case(bcast::channel<std::uint64_t, Primitives>(1)) {
         receivers_.reserve(receiver_count);
         for (std::size_t k = 1; k < receiver_count; ++k) receivers_.push_back(receivers_.front());
     }
@@ -77,13 +77,13 @@ public:
     }
 
 private:
-    explicit single_thread_case(std::pair<bcast::sender<std::uint64_t, Model>, bcast::receiver<std::uint64_t, Model>> ends)
+    explicit single_thread_case(std::pair<bcast::sender<std::uint64_t, Primitives>, bcast::receiver<std::uint64_t, Primitives>> ends)
         : sender_(std::move(ends.first)) {
         receivers_.push_back(std::move(ends.second));
     }
 
-    bcast::sender<std::uint64_t, Model> sender_;
-    std::vector<bcast::receiver<std::uint64_t, Model>> receivers_;
+    bcast::sender<std::uint64_t, Primitives> sender_;
+    std::vector<bcast::receiver<std::uint64_t, Primitives>> receivers_;
     std::uint64_t next_value_ = 0;
 };
 
@@ -106,10 +106,10 @@ struct fanout_result {
 // which closes the channel; each receiver thread drains it in order. Timed from
 // the moment every thread is started and waiting to the last join, so thread
 // creation is not counted.
-template <class Model = bcast::std_model>
+template <class Primitives = bcast::std_primitives>
 fanout_result run_fanout(std::size_t receiver_count, std::size_t capacity, std::uint64_t messages) {
-    auto [sender, first_receiver] = bcast::channel<std::uint64_t, Model>(capacity);
-    std::vector<bcast::receiver<std::uint64_t, Model>> receivers;
+    auto [sender, first_receiver] = bcast::channel<std::uint64_t, Primitives>(capacity);
+    std::vector<bcast::receiver<std::uint64_t, Primitives>> receivers;
     receivers.reserve(receiver_count);
     for (std::size_t k = 1; k < receiver_count; ++k) receivers.push_back(first_receiver);
     receivers.push_back(std::move(first_receiver));

@@ -25,7 +25,7 @@ import tempfile
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DESIGN_OF = {"bcast::plain_position": "plain", "bcast_bench::fetch_add_position": "rmw", "(std::memory_order)0": "relaxed",
              "(std::memory_order)4": "acq_rel", "(std::memory_order)5": "seq_cst"}
-FUNCTION = re.compile(r"^\S.*\b(position_probe(?:_loop)?)<bcast::basic_std_model<"
+FUNCTION = re.compile(r"^\S.*\b(position_probe(?:_loop)?)<bcast::basic_std_primitives<"
                       r"(bcast::plain_position|bcast::atomic_position<(\(std::memory_order\)\d)>|bcast_bench::fetch_add_position)")
 
 

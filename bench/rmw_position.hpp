@@ -9,11 +9,11 @@
 // place the channel touches a position) that leaves exactly `value` behind, so
 // the channel behaves the same; only the instruction differs.
 //
-// It plugs into the library's Model parameter (bcast::basic_std_model), so it
+// It plugs into the library's Primitives parameter (bcast::basic_std_primitives), so it
 // needs no change to impl/.
 #pragma once
 
-#include <bcast/model.hpp>
+#include <bcast/primitives.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -21,7 +21,7 @@
 namespace bcast_bench {
 
 struct fetch_add_position {
-    template <class Model>
+    template <class Primitives>
     class type {
     public:
         type() = default;
@@ -32,12 +32,12 @@ struct fetch_add_position {
         }
 
     private:
-        typename Model::template atomic<std::uint64_t> pos_{0};
+        typename Primitives::template atomic<std::uint64_t> pos_{0};
     };
 };
 
-using fetch_add_model = bcast::basic_std_model<fetch_add_position>;
+using fetch_add_primitives = bcast::basic_std_primitives<fetch_add_position>;
 
-static_assert(bcast::channel_model<fetch_add_model>);
+static_assert(bcast::channel_primitives<fetch_add_primitives>);
 
 } // namespace bcast_bench

@@ -1,6 +1,6 @@
 # Checks that every rule of spec/rules.md can be traced: its ID appears in
 # docs/semantics.md (the user's contract), in impl/ (its code or the public
-# headers' doc comments) and in a test (spec/tests, model_tests or
+# headers' doc comments) and in a test (spec/tests, impl/tests, model_tests or
 # property_tests). Usage: cmake -DREPO=<repository root> -P check_rule_trace.cmake
 file(READ ${REPO}/spec/rules.md rules)
 string(REGEX MATCHALL "\\*\\*R-[A-Z]+-[0-9]+\\*\\*" defined "${rules}")
@@ -20,7 +20,7 @@ endfunction()
 
 read_tree(docs_text docs/semantics.md)
 read_tree(impl_text impl/include/*.hpp)
-read_tree(test_text spec/tests/*.cpp spec/tests/*.hpp model_tests/*.cpp model_tests/*.hpp
+read_tree(test_text spec/tests/*.cpp spec/tests/*.hpp impl/tests/*.cpp impl/tests/*.hpp model_tests/*.cpp model_tests/*.hpp
           property_tests/*.cpp property_tests/*.hpp)
 
 set(missing "")

@@ -2,7 +2,7 @@
 // `co_await rx.async_recv()` suspend the coroutine, not the thread, where the
 // blocking calls would wait, and give the same answers (R-ASYNC-1,
 // docs/async.md). bcast ships the awaitables, not a runtime: the coroutine type
-// and the thread pool here are tiny helpers from examples/support.
+// and the thread pool here are tiny helpers from impl/tests/support.
 //
 // Part 1: a pipeline on a thread pool. One producer coroutine, three consumer
 //         coroutines; the producer suspends whenever the channel is full and

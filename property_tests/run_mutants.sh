@@ -4,7 +4,7 @@
 # For each of the four single-threaded mutants in model_tests/mutants/, apply
 # it to a scratch copy of impl/, compile the property-test binary against that
 # copy (the channel's own asserts off, -DNDEBUG, so a kill comes from a
-# property, not from an internal assert), run the std_model instantiation of
+# property, not from an internal assert), run the std_primitives instantiation of
 # every property with a modest RC_PARAMS, and require at least one property to
 # fail. The unmutated code is built and run the same way first, as a control:
 # it must pass, so a kill cannot come from the setup. Prints a table
@@ -36,7 +36,7 @@ build() { # name [patch]
     fi
     # shellcheck disable=SC2086
     "$cxx" -std=c++20 -O1 -DNDEBUG -w $extra_flags \
-        -I"$dir/impl/include" -I"$root/spec/include" -I"$root/property_tests/include" -I"$root/examples/support" \
+        -I"$dir/impl/include" -I"$root/spec/include" -I"$root/property_tests/include" -I"$root/impl/tests/support" \
         "$root/property_tests/src/properties.cpp" -o "$dir/properties" $libs -pthread \
         > "$dir/build.log" 2>&1
 }
@@ -61,9 +61,9 @@ done
 run() { # name [checks] -> prints the failed properties, or "crash (...)", or nothing
     local dir="$work/$1" checks=${2:-all} rc=0
     local log="$dir/run-$checks.log"
-    BCAST_PROPERTY_CHECKS=$checks RC_PARAMS="$rc_params" "$dir/properties" --gtest_filter='std_model.*' > "$log" 2>&1 || rc=$?
+    BCAST_PROPERTY_CHECKS=$checks RC_PARAMS="$rc_params" "$dir/properties" --gtest_filter='std_primitives.*' > "$log" 2>&1 || rc=$?
     local failed
-    failed=$(sed -n 's/^\[  FAILED  \] std_model\.\([a-z_]*\)[, ].*/\1/p' "$log" | sort -u | paste -sd, -)
+    failed=$(sed -n 's/^\[  FAILED  \] std_primitives\.\([a-z_]*\)[, ].*/\1/p' "$log" | sort -u | paste -sd, -)
     if (( rc > 128 )) || { (( rc != 0 )) && [[ -z $failed ]]; }; then
         failed="crash (exit $rc)${failed:+, $failed}"
     fi
@@ -82,7 +82,7 @@ fi
 # with the comparison off (BCAST_PROPERTY_CHECKS=named), so only the named
 # statements (overflow, lag, close, lifetimes, ...) can fail.
 row() { printf '%-24s | %-58s | %s\n' "$@"; }
-echo "RC_PARAMS=\"$rc_params\", properties std_model.*, impl asserts off (-DNDEBUG)"
+echo "RC_PARAMS=\"$rc_params\", properties std_primitives.*, impl asserts off (-DNDEBUG)"
 row "mutant" "killed by (suite as run)" "killed by (named statements alone)"
 row "------------------------" "----------------------------------------------------------" "----------------------------------"
 row "(control: unmutated)" "none - passes" "none - passes"

@@ -91,10 +91,10 @@ mut('empty-fastpath-relaxed', [(CS,
  '''        closed_.set(true); // permanent (R-CLOSE-4)
         published_closed_.store(true, std::memory_order_relaxed); // MUTANT (see try_recv)'''),
  (CS,
- '''    typename Model::template var<std::size_t> waiting_receivers_;   // threads inside receivers_cv_.wait''',
- '''    typename Model::template var<std::size_t> waiting_receivers_;   // threads inside receivers_cv_.wait
-    typename Model::template atomic<std::uint64_t> published_tail_{0}; // MUTANT
-    typename Model::template atomic<bool> published_closed_{false};    // MUTANT''')])
+ '''    typename Primitives::template var<std::size_t> waiting_receivers_;   // threads inside receivers_cv_.wait''',
+ '''    typename Primitives::template var<std::size_t> waiting_receivers_;   // threads inside receivers_cv_.wait
+    typename Primitives::template atomic<std::uint64_t> published_tail_{0}; // MUTANT
+    typename Primitives::template atomic<bool> published_closed_{false};    // MUTANT''')])
 edits=[(f,o,n.replace('memory_order_relaxed','memory_order_seq_cst').replace('MUTANT', 'CONTROL').replace('(seq_cst needed)','(seq_cst: correct)')) for (f,o,n) in M['empty-fastpath-relaxed']]
 M['controls/empty-fastpath-seq-cst']=edits
 mut('drop-frees-slot-silently', [(CS,

@@ -62,7 +62,7 @@ def run_one(args, patch: pathlib.Path):
     exe = d / "bcast_relacy"
     cmd = [args.cxx, "-std=c++20", args.opt, "-fno-sized-deallocation", "-fno-lifetime-dse", "-UNDEBUG", "-w",
            "-I", str(d / "impl" / "include"), "-I", str(d / "spec" / "include"),
-           str(d / "model_tests" / "relacy" / "suites.cpp"), "-o", str(exe)]
+           str(d / "model_tests" / "relacy" / "main.cpp"), "-o", str(exe)]
     if os.path.normpath(args.relacy_include) not in ("/usr/include", "/usr/local/include"):
         cmd[1:1] = ["-isystem", args.relacy_include]  # never -isystem a default dir (breaks #include_next)
     b = subprocess.run(cmd, capture_output=True, text=True)

@@ -2,7 +2,7 @@
 // instance-counting message type, and the checks every suite runs in after().
 #pragma once
 
-#include "relacy_model.hpp"
+#include "relacy_primitives.hpp"
 #include "linearizability.hpp"
 
 namespace bcast_rl {
@@ -55,9 +55,9 @@ template <class Tag, typename Tag::type Member>
 struct robber {
     friend typename Tag::type get(Tag) { return Member; }
 };
-using state_t = bcast::detail::channel_state<msg, plain_model>;
-using handle_t = bcast::detail::handle_base<msg, plain_model>;
-using ring_t = bcast::detail::slot_ring<msg, plain_model>;
+using state_t = bcast::detail::channel_state<msg, plain_primitives>;
+using handle_t = bcast::detail::handle_base<msg, plain_primitives>;
+using ring_t = bcast::detail::slot_ring<msg, plain_primitives>;
 #define BCAST_RL_PEEK(TAG, CLASS, MEMBER, TYPE)     \
     struct TAG {                                    \
         using type = TYPE CLASS::*;                 \
@@ -75,9 +75,9 @@ BCAST_RL_PEEK(waiting_senders_tag, state_t, waiting_senders_, bcast_rl::var<std:
 BCAST_RL_PEEK(waiting_receivers_tag, state_t, waiting_receivers_, bcast_rl::var<std::size_t>)
 // The async waiter lists and their "retry me" marks (R-ASYNC-2), and the
 // settings a queued sender's answer depends on.
-using rx_plain_t = bcast::receiver<msg, plain_model>;
+using rx_plain_t = bcast::receiver<msg, plain_primitives>;
 using list_t = bcast::detail::waiter_list;
-BCAST_RL_PEEK(pos_tag, rx_plain_t, pos_, plain_model::position)
+BCAST_RL_PEEK(pos_tag, rx_plain_t, pos_, plain_primitives::position)
 BCAST_RL_PEEK(recv_waiters_tag, state_t, recv_waiters_, list_t)
 BCAST_RL_PEEK(send_waiters_tag, state_t, send_waiters_, list_t)
 BCAST_RL_PEEK(list_head_tag, list_t, head_, bcast::detail::waiter*)
@@ -127,11 +127,11 @@ using recv_node = async_node<peek::state_t::recv_waiter_type>;
 using send_node = async_node<peek::state_t::send_waiter_type>;
 
 // ---- the scenario base -----------------------------------------------------
-template <class Derived, class Model, int Threads, rl::test_result_e Expected = rl::test_result_success>
+template <class Derived, class Primitives, int Threads, rl::test_result_e Expected = rl::test_result_success>
 struct scenario : rl::test_suite<Derived, Threads, Expected> {
-    using tx_t = bcast::sender<msg, Model>;
-    using rx_t = bcast::receiver<msg, Model>;
-    using irx_t = bcast::inactive_receiver<msg, Model>;
+    using tx_t = bcast::sender<msg, Primitives>;
+    using rx_t = bcast::receiver<msg, Primitives>;
+    using irx_t = bcast::inactive_receiver<msg, Primitives>;
     static constexpr int before_thread = -1;
     static constexpr int after_thread = 99;
 
@@ -141,8 +141,8 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     history hist;
     std::size_t capacity0 = 1;
     bool check_linearizable = true;
-    const peek::state_t* channel = nullptr; // for invariant(); plain_model suites only
-    bcast::detail::channel_state<msg, Model>* state = nullptr; // for the async operations
+    const peek::state_t* channel = nullptr; // for invariant(); plain_primitives suites only
+    bcast::detail::channel_state<msg, Primitives>* state = nullptr; // for the async operations
     std::uint64_t last_head = 0;
     bool seen_closed = false;
 
@@ -151,10 +151,10 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         live_messages = 0;
         threads_waiting = 0;
         capacity0 = capacity;
-        auto [t, r] = bcast::channel<msg, Model>(capacity);
+        auto [t, r] = bcast::channel<msg, Primitives>(capacity);
         tx[0].emplace(std::move(t));
         rx[1].emplace(std::move(r));
-        if constexpr (std::is_same_v<Model, plain_model>) channel = (*tx[0]).*get(peek::state_tag{});
+        if constexpr (std::is_same_v<Primitives, plain_primitives>) channel = (*tx[0]).*get(peek::state_tag{});
         state = &bcast::detail::handle_access::state_of(*tx[0]);
     }
 
@@ -253,7 +253,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         return o;
     }
 
-    // ---- async operations (plain_model only) ----
+    // ---- async operations (plain_primitives only) ----
     // R-ASYNC-1: an async operation answers what the blocking one answers, so
     // it is recorded as `recv` / `send` and checked against the spec like
     // them: its call tick is taken before start_*(), its return tick after the
@@ -334,7 +334,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     void invariant() {
         RL_ASSERT(live_messages >= 0 && live_messages <= 16);
         RL_ASSERT(threads_waiting >= 0 && threads_waiting <= Threads);
-        if constexpr (std::is_same_v<Model, plain_model>) {
+        if constexpr (std::is_same_v<Primitives, plain_primitives>) {
             if (channel == nullptr || (channel->*get(peek::mutex_tag{})).held()) return;
             const peek::ring_t& ring = channel->*get(peek::ring_tag{});
             const std::size_t len = ring.size();

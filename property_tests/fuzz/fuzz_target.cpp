@@ -1,6 +1,6 @@
 // libFuzzer target: decodes its input into the command language of the
 // property tests (commands.hpp: byte 0 the capacity, then 3 bytes a command)
-// and runs the program on the implementation (std_model and the atomic
+// and runs the program on the implementation (std_primitives and the atomic
 // seq_cst position policy, with the counted, throwing-copy message type) and
 // on bcast::spec::model, comparing every result and checking every named
 // property (runner.hpp). A disagreement prints the trace and aborts, so

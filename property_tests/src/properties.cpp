@@ -5,5 +5,5 @@
 #include "bcast_prop/suite.hpp"
 
 // Conformance kit: one line per implementation checked against bcast::spec::model.
-BCAST_CONFORMANCE_SUITE(std_model, bcast::prop::std_plain_family);
-BCAST_CONFORMANCE_SUITE(std_atomic_seq_cst_model, bcast::prop::std_atomic_seq_cst_family);
+BCAST_CONFORMANCE_SUITE(std_primitives, bcast::prop::std_plain_family);
+BCAST_CONFORMANCE_SUITE(std_atomic_seq_cst_primitives, bcast::prop::std_atomic_seq_cst_family);

@@ -17,14 +17,14 @@ inline constexpr handle_id first_receiver = spec::model<int>::first_receiver;
 
 // The implementation is instantiated with two Models (R-IMPL-1) differing in
 // the position policy (R-IMPL-2): both must meet every rule.
-using all_channels = ::testing::Types<spec::model<int>, spec::channel_adapter<int, std_model>,
-                                      spec::channel_adapter<int, std_atomic_seq_cst_model>>;
+using all_channels = ::testing::Types<spec::model<int>, spec::channel_adapter<int, std_primitives>,
+                                      spec::channel_adapter<int, std_atomic_seq_cst_primitives>>;
 
 struct channel_name {
     template <class Channel>
     static std::string GetName(int) {
         if constexpr (std::is_same_v<Channel, spec::model<int>>) return "spec_model";
-        else if constexpr (std::is_same_v<Channel, spec::channel_adapter<int, std_model>>) return "plain_position";
+        else if constexpr (std::is_same_v<Channel, spec::channel_adapter<int, std_primitives>>) return "plain_position";
         else return "atomic_position";
     }
 };

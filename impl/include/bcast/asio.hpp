@@ -81,8 +81,8 @@ asio_bridge run_for_asio(Start start, Deliver deliver, Handler handler) {
 /// @param rx The receiver. @param token An Asio completion token.
 /// @param stop Cancels a pending wait.
 /// @return Whatever `token` makes of the operation.
-template <class T, class Model, class CompletionToken>
-auto asio_recv(receiver<T, Model>& rx, CompletionToken&& token, std::stop_token stop = {}) {
+template <class T, class Primitives, class CompletionToken>
+auto asio_recv(receiver<T, Primitives>& rx, CompletionToken&& token, std::stop_token stop = {}) {
     using answer_type = recv_result<T>;
     auto initiation = [&rx, stop = std::move(stop)](auto handler) mutable {
         detail::run_for_asio<answer_type>(
@@ -106,8 +106,8 @@ auto asio_recv(receiver<T, Model>& rx, CompletionToken&& token, std::stop_token 
 /// @param tx The sender. @param message The message; moved in.
 /// @param token An Asio completion token. @param stop Cancels a pending wait.
 /// @return Whatever `token` makes of the operation.
-template <class T, class Model, class CompletionToken>
-auto asio_broadcast(const sender<T, Model>& tx, T message, CompletionToken&& token, std::stop_token stop = {}) {
+template <class T, class Primitives, class CompletionToken>
+auto asio_broadcast(const sender<T, Primitives>& tx, T message, CompletionToken&& token, std::stop_token stop = {}) {
     using answer_type = send_result<T>;
     auto initiation = [&tx, stop = std::move(stop)](auto handler, T&& payload) mutable {
         detail::run_for_asio<answer_type>(

@@ -13,7 +13,7 @@
 #include "channel.hpp"
 #include "errors.hpp"
 #include "inactive_receiver.hpp"
-#include "model.hpp"
+#include "primitives.hpp"
 #include "receiver.hpp"
 #include "result.hpp"
 #include "sender.hpp"

@@ -32,16 +32,16 @@ namespace bcast {
 ///               is held, so they must not use this same channel (a message
 ///               owning the channel's last sender deadlocks when a departing
 ///               receiver frees it; docs/design.md, "Lock discipline").
-/// @tparam Model The primitive set (R-IMPL-1): std_model by default, or one of
+/// @tparam Primitives The primitive set (R-IMPL-1): std_primitives by default, or one of
 ///               the atomic-position models (R-IMPL-2).
 /// @param capacity The most messages the channel queues at once; at least 1.
 ///        Changeable later with set_capacity() (R-CAP-2).
 /// @return The sender and the receiver, in that order.
-template <class T, class Model = std_model>
-std::pair<sender<T, Model>, receiver<T, Model>> channel(std::size_t capacity) {
-    auto* state = new detail::channel_state<T, Model>(capacity);
-    return {detail::handle_access::adopt<sender<T, Model>>(state),
-            detail::handle_access::adopt<receiver<T, Model>>(state, std::uint64_t{0})};
+template <class T, class Primitives = std_primitives>
+std::pair<sender<T, Primitives>, receiver<T, Primitives>> channel(std::size_t capacity) {
+    auto* state = new detail::channel_state<T, Primitives>(capacity);
+    return {detail::handle_access::adopt<sender<T, Primitives>>(state),
+            detail::handle_access::adopt<receiver<T, Primitives>>(state, std::uint64_t{0})};
 }
 
 } // namespace bcast

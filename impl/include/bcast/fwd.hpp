@@ -1,15 +1,15 @@
 // Forward declarations of the public handle types.
 #pragma once
 
-#include "model.hpp"
+#include "primitives.hpp"
 
 namespace bcast {
 
-template <class T, class Model = std_model>
+template <class T, class Primitives = std_primitives>
 class sender;
-template <class T, class Model = std_model>
+template <class T, class Primitives = std_primitives>
 class receiver;
-template <class T, class Model = std_model>
+template <class T, class Primitives = std_primitives>
 class inactive_receiver;
 
 } // namespace bcast

@@ -27,10 +27,10 @@ namespace bcast {
 /// may be called on one object from many threads at once (R-THREAD-1).
 ///
 /// @tparam T     The message type (R-MSG-4).
-/// @tparam Model The primitive set (R-IMPL-1).
-template <class T, class Model>
-class inactive_receiver : public detail::handle_base<T, Model> {
-    using base = detail::handle_base<T, Model>;
+/// @tparam Primitives The primitive set (R-IMPL-1).
+template <class T, class Primitives>
+class inactive_receiver : public detail::handle_base<T, Primitives> {
+    using base = detail::handle_base<T, Primitives>;
 
 public:
     /// One more inactive receiver on the same channel (Rust's `Clone`,
@@ -100,10 +100,10 @@ public:
     /// @complexity O(1). @blocking Never.
     /// @threadsafety Needs exclusive use of `*this`.
     /// @return The active receiver.
-    receiver<T, Model> activate() && {
+    receiver<T, Primitives> activate() && {
         auto& state = this->state();
         const std::uint64_t pos = state.attach_receiver_at_tail(true);
-        return detail::handle_access::adopt<receiver<T, Model>>(this->take_state(), pos);
+        return detail::handle_access::adopt<receiver<T, Primitives>>(this->take_state(), pos);
     }
 
     /// A new active receiver at the tail; this inactive receiver stays
@@ -113,10 +113,10 @@ public:
     /// @complexity O(1). @blocking Never.
     /// @threadsafety `const`: callable from any thread.
     /// @return The active receiver.
-    receiver<T, Model> activate_cloned() const {
+    receiver<T, Primitives> activate_cloned() const {
         auto& state = this->state();
         const std::uint64_t pos = state.attach_receiver_at_tail(false);
-        return detail::handle_access::adopt<receiver<T, Model>>(&state, pos);
+        return detail::handle_access::adopt<receiver<T, Primitives>>(&state, pos);
     }
 
 private:

@@ -48,11 +48,11 @@ namespace bcast {
 ///
 /// @tparam T     The message type (R-MSG-4); receiving copies it (R-RECV-3), so
 ///               it must be copy constructible for the receiving members.
-/// @tparam Model The primitive set (R-IMPL-1); its `position` type is the
+/// @tparam Primitives The primitive set (R-IMPL-1); its `position` type is the
 ///               position policy (R-IMPL-2).
-template <class T, class Model>
-class receiver : public detail::handle_base<T, Model> {
-    using base = detail::handle_base<T, Model>;
+template <class T, class Primitives>
+class receiver : public detail::handle_base<T, Primitives> {
+    using base = detail::handle_base<T, Primitives>;
 
 public:
     /// A new, independent active receiver at the same position as `other`
@@ -198,8 +198,8 @@ public:
     /// @complexity As try_recv(), per wakeup.
     /// @blocking Until `deadline` at most, plus the time to reacquire the mutex.
     /// @threadsafety One user at a time per receiver object (R-THREAD-1).
-    /// @param deadline When to give up, on any clock the Model's
-    ///        condition_variable accepts (std_model: any clock).
+    /// @param deadline When to give up, on any clock the Primitives's
+    ///        condition_variable accepts (std_primitives: any clock).
     /// @return As recv(), or a recv_error with code `timed_out`.
     template <class Clock, class Duration>
     recv_result<T> recv_until(const std::chrono::time_point<Clock, Duration>& deadline) {
@@ -226,7 +226,7 @@ public:
     /// pending (R-ASYNC-5).
     /// @param stop Cancels a pending wait when stop is requested.
     /// @return An awaitable whose `co_await` yields a recv_result<T>, as recv().
-    detail::recv_operation<T, Model> async_recv(std::stop_token stop = {}) {
+    detail::recv_operation<T, Primitives> async_recv(std::stop_token stop = {}) {
         return {this->state(), pos_, std::move(stop), detail::resumer::inline_resume()};
     }
 
@@ -243,7 +243,7 @@ public:
     /// @param stop Cancels a pending wait when stop is requested.
     /// @return An awaitable yielding a recv_result<T>.
     template <scheduler S>
-    detail::recv_operation<T, Model> async_recv(S& scheduler, std::stop_token stop = {}) {
+    detail::recv_operation<T, Primitives> async_recv(S& scheduler, std::stop_token stop = {}) {
         return {this->state(), pos_, std::move(stop), detail::resumer::through(scheduler)};
     }
 
@@ -268,10 +268,10 @@ public:
     /// @complexity O(1). @blocking Never.
     /// @threadsafety `const`: callable from any thread.
     /// @return The new sender.
-    sender<T, Model> new_sender() const {
+    sender<T, Primitives> new_sender() const {
         auto& state = this->state();
         state.add_sender();
-        return detail::handle_access::adopt<sender<T, Model>>(&state);
+        return detail::handle_access::adopt<sender<T, Primitives>>(&state);
     }
 
     /// Turns this receiver into an inactive receiver (R-LIFE-4).
@@ -283,18 +283,18 @@ public:
     /// @complexity O(len()). @blocking Never.
     /// @threadsafety Needs exclusive use of `*this`.
     /// @return The inactive receiver.
-    inactive_receiver<T, Model> deactivate() && {
+    inactive_receiver<T, Primitives> deactivate() && {
         auto& state = this->state();
         const bool last = state.detach_receiver(pos_, true);
         static_cast<void>(last); // cannot be last: the inactive receiver remains
-        return detail::handle_access::adopt<inactive_receiver<T, Model>>(this->take_state());
+        return detail::handle_access::adopt<inactive_receiver<T, Primitives>>(this->take_state());
     }
 
 private:
     friend struct detail::handle_access;
     receiver(typename base::state_type* state, std::uint64_t pos) noexcept : base(state), pos_(pos) {}
 
-    typename Model::position pos_; // next sequence number to read; touched only under the channel lock
+    typename Primitives::position pos_; // next sequence number to read; touched only under the channel lock
 };
 
 } // namespace bcast

@@ -36,11 +36,11 @@ namespace bcast {
 ///
 /// @tparam T     The message type: nothrow move constructible and nothrow
 ///               destructible (R-MSG-4, checked at compile time).
-/// @tparam Model The primitive set the channel is built on (R-IMPL-1);
-///               std_model unless you are model-checking.
-template <class T, class Model>
-class sender : public detail::handle_base<T, Model> {
-    using base = detail::handle_base<T, Model>;
+/// @tparam Primitives The primitive set the channel is built on (R-IMPL-1);
+///               std_primitives unless you are model-checking.
+template <class T, class Primitives>
+class sender : public detail::handle_base<T, Primitives> {
+    using base = detail::handle_base<T, Primitives>;
 
 public:
     /// One more sender on the same channel (Rust's `Clone`, R-HANDLE-2).
@@ -177,8 +177,8 @@ public:
     /// @blocking Until `deadline` at most, plus the time to reacquire the mutex.
     /// @threadsafety As try_broadcast().
     /// @param message The message to send; moved in.
-    /// @param deadline When to give up, on any clock the Model's
-    ///        condition_variable accepts (std_model: any clock).
+    /// @param deadline When to give up, on any clock the Primitives's
+    ///        condition_variable accepts (std_primitives: any clock).
     /// @return As broadcast(), or a send_error with code `timed_out`.
     template <class Clock, class Duration>
     send_result<T> broadcast_until(T message, const std::chrono::time_point<Clock, Duration>& deadline) const {
@@ -205,7 +205,7 @@ public:
     /// @param message The message to send; moved in.
     /// @param stop Cancels a pending wait when stop is requested.
     /// @return An awaitable whose `co_await` yields a send_result<T>, as broadcast().
-    detail::send_operation<T, Model> async_broadcast(T message, std::stop_token stop = {}) const {
+    detail::send_operation<T, Primitives> async_broadcast(T message, std::stop_token stop = {}) const {
         return {this->state(), std::move(message), std::move(stop), detail::resumer::inline_resume()};
     }
 
@@ -222,7 +222,7 @@ public:
     /// @param stop Cancels a pending wait when stop is requested.
     /// @return An awaitable yielding a send_result<T>.
     template <scheduler S>
-    detail::send_operation<T, Model> async_broadcast(S& scheduler, T message, std::stop_token stop = {}) const {
+    detail::send_operation<T, Primitives> async_broadcast(S& scheduler, T message, std::stop_token stop = {}) const {
         return {this->state(), std::move(message), std::move(stop), detail::resumer::through(scheduler)};
     }
 
@@ -237,10 +237,10 @@ public:
     /// @blocking Never.
     /// @threadsafety As try_broadcast().
     /// @return The new receiver.
-    receiver<T, Model> new_receiver() const {
+    receiver<T, Primitives> new_receiver() const {
         auto& state = this->state();
         const std::uint64_t pos = state.attach_receiver_at_tail(false);
-        return detail::handle_access::adopt<receiver<T, Model>>(&state, pos);
+        return detail::handle_access::adopt<receiver<T, Primitives>>(&state, pos);
     }
 
 private:

@@ -51,15 +51,15 @@ struct manual_scheduler {
 };
 
 // co_await rx.async_recv(...), inline or through `via`.
-template <class T, class Model>
-bcast_support::task<recv_result<T>> await_recv(receiver<T, Model>& rx, std::stop_token stop, manual_scheduler* via) {
+template <class T, class Primitives>
+bcast_support::task<recv_result<T>> await_recv(receiver<T, Primitives>& rx, std::stop_token stop, manual_scheduler* via) {
     if (via != nullptr) co_return co_await rx.async_recv(*via, std::move(stop));
     co_return co_await rx.async_recv(std::move(stop));
 }
 
 // co_await tx.async_broadcast(message, ...), inline or through `via`.
-template <class T, class Model>
-bcast_support::task<send_result<T>> await_broadcast(const sender<T, Model>& tx, T message, std::stop_token stop,
+template <class T, class Primitives>
+bcast_support::task<send_result<T>> await_broadcast(const sender<T, Primitives>& tx, T message, std::stop_token stop,
                                                     manual_scheduler* via) {
     if (via != nullptr) co_return co_await tx.async_broadcast(*via, std::move(message), std::move(stop));
     co_return co_await tx.async_broadcast(std::move(message), std::move(stop));

@@ -15,25 +15,25 @@
 
 namespace bcast::prop {
 
-// The default: plain integer positions (bcast::std_model).
+// The default: plain integer positions (bcast::std_primitives).
 struct std_plain_family {
-    static constexpr std::string_view name = "std_model";
+    static constexpr std::string_view name = "std_primitives";
     template <class T>
-    using channel = spec::channel_adapter<T, std_model>;
+    using channel = spec::channel_adapter<T, std_primitives>;
 };
 
 // The atomic-position policy, sequentially consistent.
 struct std_atomic_seq_cst_family {
-    static constexpr std::string_view name = "std_atomic_seq_cst_model";
+    static constexpr std::string_view name = "std_atomic_seq_cst_primitives";
     template <class T>
-    using channel = spec::channel_adapter<T, std_atomic_seq_cst_model>;
+    using channel = spec::channel_adapter<T, std_atomic_seq_cst_primitives>;
 };
 
 // The atomic-position policy, relaxed.
 struct std_atomic_relaxed_family {
-    static constexpr std::string_view name = "std_atomic_relaxed_model";
+    static constexpr std::string_view name = "std_atomic_relaxed_primitives";
     template <class T>
-    using channel = spec::channel_adapter<T, std_atomic_relaxed_model>;
+    using channel = spec::channel_adapter<T, std_atomic_relaxed_primitives>;
 };
 
 static_assert(spec::implementation_family<std_plain_family>);

@@ -46,10 +46,10 @@ struct resumer {
     }
 };
 
-template <class T, class Model, class Waiter>
+template <class T, class Primitives, class Waiter>
 class async_operation : private Waiter {
 public:
-    using state_type = channel_state<T, Model>;
+    using state_type = channel_state<T, Primitives>;
 
     async_operation(const async_operation&) = delete;
     async_operation& operator=(const async_operation&) = delete;
@@ -77,7 +77,7 @@ public:
     auto await_resume() {
         finished_ = true;
         on_stop_.reset(); // waits for a cancel() still running on another thread
-        if constexpr (std::is_same_v<Waiter, recv_waiter<T, Model>>) {
+        if constexpr (std::is_same_v<Waiter, recv_waiter<T, Primitives>>) {
             if (this->failure) std::rethrow_exception(this->failure); // the message copy threw (R-MSG-3)
         }
         BCAST_ASSERT(this->result.has_value());
@@ -105,8 +105,8 @@ private:
         void operator()() const noexcept { operation->state_->cancel(operation->waiter()); }
     };
 
-    static bool start(state_type& state, recv_waiter<T, Model>& node) { return state.start_recv(node); }
-    static bool start(state_type& state, send_waiter<T, Model>& node) { return state.start_send(node); }
+    static bool start(state_type& state, recv_waiter<T, Primitives>& node) { return state.start_recv(node); }
+    static bool start(state_type& state, send_waiter<T, Primitives>& node) { return state.start_send(node); }
 
     // The waiter's on_complete: runs after the completing thread unlocked.
     static void resume_caller(detail::waiter& node) noexcept {
@@ -124,22 +124,22 @@ private:
 };
 
 // co_await receiver.async_recv(): recv_result<T>.
-template <class T, class Model>
-class [[nodiscard]] recv_operation : public async_operation<T, Model, recv_waiter<T, Model>> {
+template <class T, class Primitives>
+class [[nodiscard]] recv_operation : public async_operation<T, Primitives, recv_waiter<T, Primitives>> {
 public:
-    recv_operation(channel_state<T, Model>& state, typename Model::position& pos, std::stop_token token,
+    recv_operation(channel_state<T, Primitives>& state, typename Primitives::position& pos, std::stop_token token,
                    resumer how) noexcept
-        : async_operation<T, Model, recv_waiter<T, Model>>(state, std::move(token), how) {
+        : async_operation<T, Primitives, recv_waiter<T, Primitives>>(state, std::move(token), how) {
         this->waiter().pos = &pos;
     }
 };
 
 // co_await sender.async_broadcast(message): send_result<T>.
-template <class T, class Model>
-class [[nodiscard]] send_operation : public async_operation<T, Model, send_waiter<T, Model>> {
+template <class T, class Primitives>
+class [[nodiscard]] send_operation : public async_operation<T, Primitives, send_waiter<T, Primitives>> {
 public:
-    send_operation(channel_state<T, Model>& state, T message, std::stop_token token, resumer how) noexcept
-        : async_operation<T, Model, send_waiter<T, Model>>(state, std::move(token), how) {
+    send_operation(channel_state<T, Primitives>& state, T message, std::stop_token token, resumer how) noexcept
+        : async_operation<T, Primitives, send_waiter<T, Primitives>>(state, std::move(token), how) {
         this->waiter().message.emplace(std::move(message));
     }
 };

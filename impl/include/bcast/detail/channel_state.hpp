@@ -33,7 +33,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable> // std::cv_status, the Model's wait_until result
+#include <condition_variable> // std::cv_status, the Primitives's wait_until result
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -56,13 +56,13 @@ inline void check_capacity(std::size_t capacity) {
     if (capacity == 0) throw std::invalid_argument("bcast: channel capacity must be at least 1");
 }
 
-template <class T, class Model>
+template <class T, class Primitives>
 class channel_state {
 public:
-    using position = typename Model::position;
-    using lock_type = typename Model::unique_lock;
-    using recv_waiter_type = recv_waiter<T, Model>;
-    using send_waiter_type = send_waiter<T, Model>;
+    using position = typename Primitives::position;
+    using lock_type = typename Primitives::unique_lock;
+    using recv_waiter_type = recv_waiter<T, Primitives>;
+    using send_waiter_type = send_waiter<T, Primitives>;
 
     // A new channel has one sender and one receiver (R-CAP-1).
     explicit channel_state(std::size_t capacity) : ring_((check_capacity(capacity), capacity)) {
@@ -450,8 +450,8 @@ private:
     // Waits once; returns true if the deadline passed. The waiter count lets
     // notifiers skip the notify call when nobody waits.
     template <class Deadline>
-    static bool wait(lock_type& lock, typename Model::condition_variable& cv,
-                     typename Model::template var<std::size_t>& waiting, const Deadline& deadline) {
+    static bool wait(lock_type& lock, typename Primitives::condition_variable& cv,
+                     typename Primitives::template var<std::size_t>& waiting, const Deadline& deadline) {
         waiting.set(waiting.get() + 1);
         bool timed_out = false;
         if constexpr (std::is_same_v<Deadline, no_deadline>) {
@@ -636,27 +636,27 @@ private:
 #endif
     }
 
-    mutable typename Model::mutex mutex_; // guards every field below
-    typename Model::condition_variable senders_cv_;
-    typename Model::condition_variable receivers_cv_;
+    mutable typename Primitives::mutex mutex_; // guards every field below
+    typename Primitives::condition_variable senders_cv_;
+    typename Primitives::condition_variable receivers_cv_;
 
-    slot_ring<T, Model> ring_;                                      // the queue; size() <= capacity_
-    typename Model::template var<std::uint64_t> head_pos_;          // sequence number of the oldest message; only grows
-    typename Model::template var<std::size_t> capacity_;            // >= 1 (R-CAP-1)
-    typename Model::template var<std::size_t> receiver_count_;      // active receivers; 0 implies an empty queue
-    typename Model::template var<std::size_t> inactive_receiver_count_;
-    typename Model::template var<std::size_t> sender_count_;
-    typename Model::template var<bool> overflow_;
-    typename Model::template var<bool> await_active_;
-    typename Model::template var<bool> closed_;                     // once true, stays true (R-CLOSE-4)
-    typename Model::template var<std::size_t> waiting_senders_;     // threads inside senders_cv_.wait
-    typename Model::template var<std::size_t> waiting_receivers_;   // threads inside receivers_cv_.wait
+    slot_ring<T, Primitives> ring_;                                      // the queue; size() <= capacity_
+    typename Primitives::template var<std::uint64_t> head_pos_;          // sequence number of the oldest message; only grows
+    typename Primitives::template var<std::size_t> capacity_;            // >= 1 (R-CAP-1)
+    typename Primitives::template var<std::size_t> receiver_count_;      // active receivers; 0 implies an empty queue
+    typename Primitives::template var<std::size_t> inactive_receiver_count_;
+    typename Primitives::template var<std::size_t> sender_count_;
+    typename Primitives::template var<bool> overflow_;
+    typename Primitives::template var<bool> await_active_;
+    typename Primitives::template var<bool> closed_;                     // once true, stays true (R-CLOSE-4)
+    typename Primitives::template var<std::size_t> waiting_senders_;     // threads inside senders_cv_.wait
+    typename Primitives::template var<std::size_t> waiting_receivers_;   // threads inside receivers_cv_.wait
     waiter_list recv_waiters_;                                      // queued async_recv()s, oldest first
     waiter_list send_waiters_;                                      // queued async_broadcast()s, oldest first
     // Bits of async_marks_. A list is marked when a change may have given its
     // waiters an answer; `waiters_completed` when completed_waiters_ is not empty.
     static constexpr unsigned senders_changed = 1, receivers_changed = 2, waiters_completed = 4;
-    typename Model::template var<unsigned> async_marks_;            // 0 whenever the mutex is free: every critical section settles
+    typename Primitives::template var<unsigned> async_marks_;            // 0 whenever the mutex is free: every critical section settles
     waiter_list completed_waiters_;                                 // answered, to be resumed after the unlock; empty whenever the mutex is free
 };
 

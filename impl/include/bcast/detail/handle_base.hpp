@@ -26,12 +26,12 @@ struct handle_access {
     }
 };
 
-template <class T, class Model>
+template <class T, class Primitives>
 class handle_base {
     friend struct handle_access;
 
 public:
-    using state_type = channel_state<T, Model>;
+    using state_type = channel_state<T, Primitives>;
 
     std::size_t capacity() const { return state().capacity(); }
     void set_capacity(std::size_t new_capacity) const { state().set_capacity(new_capacity); }

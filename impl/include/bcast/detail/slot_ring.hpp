@@ -15,12 +15,12 @@
 #include <type_traits>
 #include <utility>
 
-#include "../model.hpp"
+#include "../primitives.hpp"
 #include "assert.hpp"
 
 namespace bcast::detail {
 
-template <class T, class Model>
+template <class T, class Primitives>
 class slot_ring {
     // Moving messages inside the ring (on growth, and out to the last reader)
     // must not throw, or a failed move would leave a half-moved queue (R-MSG-4).
@@ -32,7 +32,7 @@ class slot_ring {
         // while the slot is occupied (a message nobody needs is removed at once,
         // R-MSG-1). Every access to `storage` is preceded by an access to this
         // field, so a checker that traces it sees any race on the message too.
-        typename Model::template var<std::size_t> pending_readers;
+        typename Primitives::template var<std::size_t> pending_readers;
         alignas(T) std::byte storage[sizeof(T)];
 
         T& message() noexcept { return *std::launder(reinterpret_cast<T*>(storage)); }
@@ -119,8 +119,8 @@ private:
 
     std::unique_ptr<slot[]> slots_; // replaced only by grow(), under the channel lock
     std::size_t slot_count_;        // slots_'s length; >= the channel's capacity
-    typename Model::template var<std::size_t> front_index_; // < slot_count_
-    typename Model::template var<std::size_t> size_;        // queued messages; <= slot_count_
+    typename Primitives::template var<std::size_t> front_index_; // < slot_count_
+    typename Primitives::template var<std::size_t> size_;        // queued messages; <= slot_count_
 };
 
 } // namespace bcast::detail

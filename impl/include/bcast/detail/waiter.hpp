@@ -88,22 +88,22 @@ private:
 };
 
 // A pending async_recv(): which receiver, and where its answer goes.
-template <class T, class Model>
+template <class T, class Primitives>
 struct recv_waiter : waiter {
-    typename Model::position* pos = nullptr;     // the receiver's position; the receiver outlives the wait
+    typename Primitives::position* pos = nullptr;     // the receiver's position; the receiver outlives the wait
     std::optional<recv_result<T>> result;        // the answer, once completed
     std::exception_ptr failure;                  // a throwing message copy, rethrown to the receiver (R-MSG-3)
-    typename Model::template var<bool> cancel_requested; // cancel() came before the wait was queued
-    typename Model::template var<bool> completed;        // written under the lock; read by the owner once resumed
+    typename Primitives::template var<bool> cancel_requested; // cancel() came before the wait was queued
+    typename Primitives::template var<bool> completed;        // written under the lock; read by the owner once resumed
 };
 
 // A pending async_broadcast(): the message it still owns and its answer.
-template <class T, class Model>
+template <class T, class Primitives>
 struct send_waiter : waiter {
     std::optional<T> message;                    // moved into the queue on success, handed back otherwise (R-SEND-5)
     std::optional<send_result<T>> result;
-    typename Model::template var<bool> cancel_requested;
-    typename Model::template var<bool> completed;
+    typename Primitives::template var<bool> cancel_requested;
+    typename Primitives::template var<bool> completed;
 };
 
 } // namespace bcast::detail

@@ -20,15 +20,15 @@
 
 namespace bcast::spec {
 
-template <class T, class Model = std_model>
+template <class T, class Primitives = std_primitives>
 class channel_adapter {
 public:
-    using sender_type = sender<T, Model>;
-    using receiver_type = receiver<T, Model>;
-    using inactive_type = inactive_receiver<T, Model>;
+    using sender_type = sender<T, Primitives>;
+    using receiver_type = receiver<T, Primitives>;
+    using inactive_type = inactive_receiver<T, Primitives>;
 
     explicit channel_adapter(std::size_t capacity) {
-        auto [tx, rx] = channel<T, Model>(capacity);
+        auto [tx, rx] = channel<T, Primitives>(capacity);
         senders_.emplace(next_id_++, std::move(tx));
         receivers_.emplace(next_id_++, std::move(rx));
     }

@@ -1,5 +1,5 @@
 // The Relacy model-test suites for bcast: the unmodified impl/ channel run on
-// relacy_model, one binary, suites selectable by name.
+// relacy_primitives, one binary, suites selectable by name.
 //
 //   bcast_relacy [--list] [--quick|--thorough] [--keep-going] [--replay=STATE] [NAME | NAME* ...]
 //
@@ -34,7 +34,7 @@ void until(bool hit) {
     }
 }
 
-using M = plain_model;
+using M = plain_primitives;
 
 // 1. Blocking send into a full channel (capacity 1) vs a receiver freeing the
 //    slot, both orders: the freed slot must wake the sender (wake_one_sender).
@@ -712,16 +712,16 @@ struct mixed_senders_vs_freed_slots : scenario<mixed_senders_vs_freed_slots<V>, 
 //     synchronization (both call try_recv on it): every position access is
 //     under the channel lock, so no race for either policy; the two threads
 //     split the messages (linearizable as two calls on one receiver id).
-template <class Model>
-struct shared_receiver_unsync : scenario<shared_receiver_unsync<Model>, Model, 2> {
+template <class Primitives>
+struct shared_receiver_unsync : scenario<shared_receiver_unsync<Primitives>, Primitives, 2> {
     void before() { this->open(2), this->try_send(-1, 0, 1), this->try_send(-1, 0, 2); }
     void thread(unsigned t) { this->try_recv(int(t), 1); }
     void after() { this->drain_all(), this->finish(); }
 };
 
 // P2. The same with external synchronization (a mutex around each use).
-template <class Model>
-struct shared_receiver_locked : scenario<shared_receiver_locked<Model>, Model, 2> {
+template <class Primitives>
+struct shared_receiver_locked : scenario<shared_receiver_locked<Primitives>, Primitives, 2> {
     bcast_rl::mutex external;
     void before() { this->open(2), this->try_send(-1, 0, 1), this->try_send(-1, 0, 2); }
     void thread(unsigned t) {
@@ -737,8 +737,8 @@ struct shared_receiver_locked : scenario<shared_receiver_locked<Model>, Model, 2
 //     reads through the copy. The copy reads the original's position under the
 //     channel lock, so for every policy it sees exactly what the original still
 //     had at the copy's linearization point.
-template <class Model>
-struct copy_while_receiving : scenario<copy_while_receiving<Model>, Model, 2> {
+template <class Primitives>
+struct copy_while_receiving : scenario<copy_while_receiving<Primitives>, Primitives, 2> {
     void before() { this->open(2), this->try_send(-1, 0, 1), this->try_send(-1, 0, 2); }
     void thread(unsigned t) {
         if (t == 0) {
@@ -757,8 +757,8 @@ struct copy_while_receiving : scenario<copy_while_receiving<Model>, Model, 2> {
 //     For the atomic policies the position race disappears, but the move is
 //     still unsynchronized with the receive; see after().
 inline long move_anomalies = 0; // iterations where the moved-to receiver re-read a taken message
-template <class Model, rl::test_result_e Expected>
-struct move_while_receiving : scenario<move_while_receiving<Model, Expected>, Model, 2, Expected> {
+template <class Primitives, rl::test_result_e Expected>
+struct move_while_receiving : scenario<move_while_receiving<Primitives, Expected>, Primitives, 2, Expected> {
     int got[2] = {-1, -1};
     void before() {
         this->open(2), this->try_send(-1, 0, 1), this->try_send(-1, 0, 2);
@@ -939,26 +939,26 @@ void register_all(mode m) {
         "activate_cloned completes an async send waiting for an active receiver", false);
     add_blocking<mixed_senders_vs_freed_slots, rl::sched_bound>("mixed_senders_vs_freed_slots", B3, R,
         "a blocking and an async sender on full, two slots freed: neither is left waiting");
-    add<shared_receiver_unsync<plain_model>, rl::sched_full>("position/shared_unsync/plain", 0, 0,
+    add<shared_receiver_unsync<plain_primitives>, rl::sched_full>("position/shared_unsync/plain", 0, 0,
         "one receiver, two threads, no external sync: race-free (positions only under the lock)");
-    add<shared_receiver_unsync<atomic_relaxed_model>, rl::sched_full>("position/shared_unsync/atomic_relaxed", 0, 0,
+    add<shared_receiver_unsync<atomic_relaxed_primitives>, rl::sched_full>("position/shared_unsync/atomic_relaxed", 0, 0,
         "same with the relaxed atomic position policy");
-    add<shared_receiver_locked<plain_model>, rl::sched_full>("position/shared_locked/plain", 0, 0,
+    add<shared_receiver_locked<plain_primitives>, rl::sched_full>("position/shared_locked/plain", 0, 0,
         "one receiver, two threads, external mutex: race-free");
-    add<shared_receiver_locked<atomic_relaxed_model>, rl::sched_full>("position/shared_locked/atomic_relaxed", 0, 0,
+    add<shared_receiver_locked<atomic_relaxed_primitives>, rl::sched_full>("position/shared_locked/atomic_relaxed", 0, 0,
         "same with the relaxed atomic position policy");
-    add<copy_while_receiving<plain_model>, rl::sched_full>("position/copy_while_receiving/plain", 0, 0,
+    add<copy_while_receiving<plain_primitives>, rl::sched_full>("position/copy_while_receiving/plain", 0, 0,
         "copying a receiver while another thread receives on it: race-free, copy linearizable");
-    add<copy_while_receiving<atomic_relaxed_model>, rl::sched_full>("position/copy_while_receiving/atomic_relaxed", 0, 0,
+    add<copy_while_receiving<atomic_relaxed_primitives>, rl::sched_full>("position/copy_while_receiving/atomic_relaxed", 0, 0,
         "same with the relaxed atomic position policy");
-    add<copy_while_receiving<atomic_seq_cst_model>, rl::sched_full>("position/copy_while_receiving/atomic_seq_cst", 0, 0,
+    add<copy_while_receiving<atomic_seq_cst_primitives>, rl::sched_full>("position/copy_while_receiving/atomic_seq_cst", 0, 0,
         "same with the seq_cst atomic position policy");
-    add<move_while_receiving<plain_model, rl::test_result_data_race>, rl::sched_full>("position/move_while_receiving/plain", 0, 0,
+    add<move_while_receiving<plain_primitives, rl::test_result_data_race>, rl::sched_full>("position/move_while_receiving/plain", 0, 0,
         "moving a receiver while another thread receives on it: EXPECTED data race on the position");
-    add<move_while_receiving<atomic_relaxed_model, rl::test_result_success>, rl::sched_full>(
+    add<move_while_receiving<atomic_relaxed_primitives, rl::test_result_success>, rl::sched_full>(
         "position/move_while_receiving/atomic_relaxed", 0, 0,
         "the same with an atomic position: no race report; anomalies counted (see docs)");
-    add<move_while_receiving<atomic_seq_cst_model, rl::test_result_success>, rl::sched_full>(
+    add<move_while_receiving<atomic_seq_cst_primitives, rl::test_result_success>, rl::sched_full>(
         "position/move_while_receiving/atomic_seq_cst", 0, 0,
         "the same with a seq_cst atomic position");
 }

@@ -1,14 +1,14 @@
 // The memory-model primitive set the channel is templated over (R-IMPL-1).
 //
-// The channel's algorithm is written once against a `Model`: a bundle of the
-// synchronisation primitives it uses. `std_model` maps them straight onto the
+// The channel's algorithm is written once against a `Primitives`: a bundle of the
+// synchronisation primitives it uses. `std_primitives` maps them straight onto the
 // standard library, so the production build compiles to exactly the code one
 // would write with `std::mutex` by hand. A checker build (model_tests/'s
-// `relacy_model`) maps the same names onto a deterministic scheduler's types so
+// `relacy_primitives`) maps the same names onto a deterministic scheduler's types so
 // that every access the channel makes becomes a scheduling point. The idea is
 // folly's `Atom` template parameter and tokio's loom shim.
 //
-// What a Model provides (checked by the `channel_model` concept below):
+// What a Primitives provides (checked by the `channel_primitives` concept below):
 //   mutex                 lockable; the one lock that guards a channel's state
 //   unique_lock           movable scoped lock over `mutex` (std::unique_lock's interface)
 //   condition_variable    wait(unique_lock&), wait_until(unique_lock&, time_point) -> std::cv_status,
@@ -54,13 +54,13 @@ private:
 /// which already orders every access; this is upstream's choice, and the
 /// cheapest (docs/position-design.md measures the alternatives).
 struct plain_position {
-    /// The position stored in a receiver built on `Model`.
+    /// The position stored in a receiver built on `Primitives`.
     ///
     /// @complexity Every member is O(1). @blocking Never.
     /// @threadsafety None of its own: the channel calls load() and store()
     /// only under its mutex (R-THREAD-1).
-    /// @tparam Model The primitive set, whose `var` holds the integer.
-    template <class Model>
+    /// @tparam Primitives The primitive set, whose `var` holds the integer.
+    template <class Primitives>
     class type {
     public:
         /// Position 0. @complexity O(1).
@@ -73,7 +73,7 @@ struct plain_position {
         void store(std::uint64_t value) noexcept { pos_.set(value); }
 
     private:
-        typename Model::template var<std::uint64_t> pos_;
+        typename Primitives::template var<std::uint64_t> pos_;
     };
 };
 
@@ -97,13 +97,13 @@ struct atomic_position {
     static constexpr std::memory_order store_order =
         Order == std::memory_order_acq_rel ? std::memory_order_release : Order;
 
-    /// The position stored in a receiver built on `Model`.
+    /// The position stored in a receiver built on `Primitives`.
     ///
     /// @complexity Every member is O(1). @blocking Never.
     /// @threadsafety Atomic, but the channel still calls load() and store()
     /// only under its mutex; the order is what the benchmark varies.
-    /// @tparam Model The primitive set, whose `atomic` holds the integer.
-    template <class Model>
+    /// @tparam Primitives The primitive set, whose `atomic` holds the integer.
+    template <class Primitives>
     class type {
     public:
         /// Position 0.
@@ -119,7 +119,7 @@ struct atomic_position {
         void store(std::uint64_t value) noexcept { pos_.store(value, store_order); }
 
     private:
-        typename Model::template atomic<std::uint64_t> pos_{0};
+        typename Primitives::template atomic<std::uint64_t> pos_{0};
     };
 };
 
@@ -131,11 +131,11 @@ struct atomic_position {
 template <class T>
 concept message_type = std::is_nothrow_move_constructible_v<T> && std::is_nothrow_destructible_v<T>;
 
-/// The standard-library Model (R-IMPL-1): the channel compiled on it is the
+/// The standard-library Primitives (R-IMPL-1): the channel compiled on it is the
 /// code one would write with std::mutex by hand, since `var` vanishes.
 /// @tparam PositionPolicy plain_position or an atomic_position (R-IMPL-2).
 template <class PositionPolicy = plain_position>
-struct basic_std_model {
+struct basic_std_primitives {
     using mutex = std::mutex;                         ///< The one lock of a channel.
     using unique_lock = std::unique_lock<std::mutex>; ///< Scoped lock; waits release it.
     using condition_variable = std::condition_variable; ///< Where senders and receivers wait.
@@ -145,26 +145,26 @@ struct basic_std_model {
     /// A plain shared variable touched only under the lock. @tparam U The value type.
     template <class U>
     using var = detail::std_var<U>;
-    using position = typename PositionPolicy::template type<basic_std_model>; ///< A receiver's position.
+    using position = typename PositionPolicy::template type<basic_std_primitives>; ///< A receiver's position.
 };
 
-/// The default Model: what `bcast::channel<T>(cap)` uses.
-using std_model = basic_std_model<plain_position>;
+/// The default Primitives: what `bcast::channel<T>(cap)` uses.
+using std_primitives = basic_std_primitives<plain_position>;
 
 /// An atomic position with relaxed order, for the position experiment.
-using std_atomic_relaxed_model = basic_std_model<atomic_position<std::memory_order_relaxed>>;
+using std_atomic_relaxed_primitives = basic_std_primitives<atomic_position<std::memory_order_relaxed>>;
 /// An atomic position with acquire loads and release stores, for the position experiment.
-using std_atomic_acq_rel_model = basic_std_model<atomic_position<std::memory_order_acq_rel>>;
+using std_atomic_acq_rel_primitives = basic_std_primitives<atomic_position<std::memory_order_acq_rel>>;
 /// An atomic position with seq_cst order, for the position experiment.
-using std_atomic_seq_cst_model = basic_std_model<atomic_position<std::memory_order_seq_cst>>;
+using std_atomic_seq_cst_primitives = basic_std_primitives<atomic_position<std::memory_order_seq_cst>>;
 
-/// What the channel requires of a Model (R-IMPL-1): the lock, the condition
+/// What the channel requires of a Primitives (R-IMPL-1): the lock, the condition
 /// variable with untimed and timed waits, the traced plain variable and the
 /// position. A checker supplies its own types under these names
-/// (model_tests/relacy/relacy_model.hpp).
-/// @tparam M The candidate Model.
+/// (model_tests/relacy/relacy_primitives.hpp).
+/// @tparam M The candidate Primitives.
 template <class M>
-concept channel_model = requires(typename M::mutex& m, typename M::unique_lock& lock,
+concept channel_primitives = requires(typename M::mutex& m, typename M::unique_lock& lock,
                                  typename M::condition_variable& cv,
                                  typename M::template var<std::uint64_t>& v,
                                  typename M::position& pos) {
@@ -179,7 +179,7 @@ concept channel_model = requires(typename M::mutex& m, typename M::unique_lock& 
     { pos.store(std::uint64_t{}) };
 };
 
-static_assert(channel_model<std_model>);
-static_assert(channel_model<std_atomic_seq_cst_model>);
+static_assert(channel_primitives<std_primitives>);
+static_assert(channel_primitives<std_atomic_seq_cst_primitives>);
 
 } // namespace bcast

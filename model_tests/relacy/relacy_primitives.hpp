@@ -1,10 +1,10 @@
-// relacy_model: the channel's Model (impl/include/bcast/model.hpp) mapped onto
+// relacy_primitives: the channel's Primitives (impl/include/bcast/primitives.hpp) mapped onto
 // the Relacy Race Detector, so the unmodified impl/ code runs under Relacy's
 // deterministic scheduler and every lock, wait, notify and shared-variable
 // access becomes a scheduling point Relacy can permute and race-check.
 //
 // impl/ never includes this file: it lives in model_tests/ and is passed to the
-// channel as its Model template argument, exactly like `std_model`.
+// channel as its Primitives template argument, exactly like `std_primitives`.
 //
 // Notes (see /work/shared/notes/relacy-on-debian.md):
 //  * <relacy/relacy.hpp> defines macros (new, delete, assert, memory_order_*,
@@ -203,7 +203,7 @@ private:
 };
 
 template <class PositionPolicy = bcast::plain_position>
-struct relacy_model {
+struct relacy_primitives {
     using mutex = bcast_rl::mutex;
     using unique_lock = bcast_rl::unique_lock;
     using condition_variable = bcast_rl::condition_variable;
@@ -211,16 +211,16 @@ struct relacy_model {
     using atomic = bcast_rl::atomic<U>;
     template <class U>
     using var = bcast_rl::var<U>;
-    using position = typename PositionPolicy::template type<relacy_model>;
+    using position = typename PositionPolicy::template type<relacy_primitives>;
 };
 
-using plain_model = relacy_model<bcast::plain_position>;
-using atomic_relaxed_model = relacy_model<bcast::atomic_position<std::memory_order_relaxed>>;
-using atomic_acq_rel_model = relacy_model<bcast::atomic_position<std::memory_order_acq_rel>>;
-using atomic_seq_cst_model = relacy_model<bcast::atomic_position<std::memory_order_seq_cst>>;
+using plain_primitives = relacy_primitives<bcast::plain_position>;
+using atomic_relaxed_primitives = relacy_primitives<bcast::atomic_position<std::memory_order_relaxed>>;
+using atomic_acq_rel_primitives = relacy_primitives<bcast::atomic_position<std::memory_order_acq_rel>>;
+using atomic_seq_cst_primitives = relacy_primitives<bcast::atomic_position<std::memory_order_seq_cst>>;
 
-static_assert(bcast::channel_model<plain_model>);
-static_assert(bcast::channel_model<atomic_acq_rel_model>);
+static_assert(bcast::channel_primitives<plain_primitives>);
+static_assert(bcast::channel_primitives<atomic_acq_rel_primitives>);
 
 // Lets test code switch off Relacy's allocation tracking while it runs host
 // code (the linearizability checker's std containers) inside after(): a free()

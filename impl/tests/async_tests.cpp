@@ -38,23 +38,23 @@ using bcast_support::task;
 
 // ---- coroutines the tests drive --------------------------------------------
 
-template <class T, class Model>
-task<recv_result<T>> receive(receiver<T, Model>& rx, std::stop_token stop = {}) {
+template <class T, class Primitives>
+task<recv_result<T>> receive(receiver<T, Primitives>& rx, std::stop_token stop = {}) {
     co_return co_await rx.async_recv(std::move(stop));
 }
 
-template <class S, class T, class Model>
-task<recv_result<T>> receive_via(S& scheduler, receiver<T, Model>& rx, std::stop_token stop = {}) {
+template <class S, class T, class Primitives>
+task<recv_result<T>> receive_via(S& scheduler, receiver<T, Primitives>& rx, std::stop_token stop = {}) {
     co_return co_await rx.async_recv(scheduler, std::move(stop));
 }
 
-template <class T, class Model>
-task<send_result<T>> send(const sender<T, Model>& tx, T message, std::stop_token stop = {}) {
+template <class T, class Primitives>
+task<send_result<T>> send(const sender<T, Primitives>& tx, T message, std::stop_token stop = {}) {
     co_return co_await tx.async_broadcast(std::move(message), std::move(stop));
 }
 
-template <class S, class T, class Model>
-task<send_result<T>> send_via(S& scheduler, const sender<T, Model>& tx, T message, std::stop_token stop = {}) {
+template <class S, class T, class Primitives>
+task<send_result<T>> send_via(S& scheduler, const sender<T, Primitives>& tx, T message, std::stop_token stop = {}) {
     co_return co_await tx.async_broadcast(scheduler, std::move(message), std::move(stop));
 }
 
@@ -79,24 +79,24 @@ static_assert(scheduler<manual_scheduler>);
 
 // ---- the typed suite: both implementation models ------------------------------
 
-template <class Model>
+template <class Primitives>
 class async_operations : public ::testing::Test {
 protected:
-    using tx_type = sender<int, Model>;
-    using rx_type = receiver<int, Model>;
+    using tx_type = sender<int, Primitives>;
+    using rx_type = receiver<int, Primitives>;
 
-    static std::pair<tx_type, rx_type> make(std::size_t capacity) { return channel<int, Model>(capacity); }
+    static std::pair<tx_type, rx_type> make(std::size_t capacity) { return channel<int, Primitives>(capacity); }
 
     // Fills a channel of capacity 1 so that the next send must wait.
     static void fill(const tx_type& tx, int value) { ASSERT_TRUE(tx.try_broadcast(value).has_value()); }
 };
 
-using implementation_models = ::testing::Types<std_model, std_atomic_seq_cst_model>;
+using implementation_models = ::testing::Types<std_primitives, std_atomic_seq_cst_primitives>;
 
 struct model_name {
-    template <class Model>
+    template <class Primitives>
     static std::string GetName(int) {
-        return std::is_same_v<Model, std_model> ? "plain_position" : "atomic_position";
+        return std::is_same_v<Primitives, std_primitives> ? "plain_position" : "atomic_position";
     }
 };
 
@@ -641,7 +641,7 @@ TYPED_TEST(async_operations, resumed_receiver_can_drop_its_receiver_and_close_th
 
 // ---- destroying a suspended coroutine (R-ASYNC-5) -------------------------------------------
 
-template <class Model>
+template <class Primitives>
 class async_lifetimes : public ::testing::Test {
 protected:
     void SetUp() override { counted::reset(); }
@@ -715,7 +715,7 @@ struct disarm {
     ~disarm() { throwing_copy::armed = false; }
 };
 
-template <class Model>
+template <class Primitives>
 class async_exceptions : public ::testing::Test {};
 TYPED_TEST_SUITE(async_exceptions, implementation_models, model_name);
 
