@@ -1,8 +1,11 @@
 // Scenario harness: the handles of one channel, recorded operations, the
-// instance-counting message type, and the checks every suite runs in after().
+// instance-counting message type, the async waiter stand-in, the variant
+// flags a scenario template is instantiated with, and the checks every suite
+// runs (invariant() at every scheduling point, finish() in after()).
 #pragma once
 
-#include "relacy_primitives.hpp"
+#include "relacy_primitives.hpp" // first: it maps BCAST_ASSERT before bcast is included
+#include "inspector.hpp"
 #include "linearizability.hpp"
 
 namespace bcast_rl {
@@ -44,50 +47,6 @@ struct msg {
     operator int() const { return v; }
 };
 
-// ---- read-only access to the channel's private state, for invariant() ------
-// impl/ has no friend declaration for the checker (it must not know about it).
-// The standard's explicit-instantiation rule ([temp.explicit]: access checking
-// does not apply to the names in an explicit instantiation) yields pointers to
-// the private members. They are read only from invariant(), where Relacy does
-// not race-check rl::var loads and does not schedule.
-namespace peek {
-template <class Tag, typename Tag::type Member>
-struct robber {
-    friend typename Tag::type get(Tag) { return Member; }
-};
-using state_t = bcast::detail::channel_state<msg, plain_primitives>;
-using handle_t = bcast::detail::handle_base<msg, plain_primitives>;
-using ring_t = bcast::detail::slot_ring<msg, plain_primitives>;
-#define BCAST_RL_PEEK(TAG, CLASS, MEMBER, TYPE)     \
-    struct TAG {                                    \
-        using type = TYPE CLASS::*;                 \
-        friend type get(TAG);                       \
-    };                                              \
-    template struct robber<TAG, &CLASS::MEMBER>;
-BCAST_RL_PEEK(state_tag, handle_t, state_, state_t*)
-BCAST_RL_PEEK(mutex_tag, state_t, mutex_, bcast_rl::mutex)
-BCAST_RL_PEEK(ring_tag, state_t, ring_, ring_t)
-BCAST_RL_PEEK(head_tag, state_t, head_pos_, bcast_rl::var<std::uint64_t>)
-BCAST_RL_PEEK(capacity_tag, state_t, capacity_, bcast_rl::var<std::size_t>)
-BCAST_RL_PEEK(receivers_tag, state_t, receiver_count_, bcast_rl::var<std::size_t>)
-BCAST_RL_PEEK(closed_tag, state_t, closed_, bcast_rl::var<bool>)
-BCAST_RL_PEEK(waiting_senders_tag, state_t, waiting_senders_, bcast_rl::var<std::size_t>)
-BCAST_RL_PEEK(waiting_receivers_tag, state_t, waiting_receivers_, bcast_rl::var<std::size_t>)
-// The async waiter lists and their "retry me" marks (R-ASYNC-2), and the
-// settings a queued sender's answer depends on.
-using rx_plain_t = bcast::receiver<msg, plain_primitives>;
-using list_t = bcast::detail::waiter_list;
-BCAST_RL_PEEK(pos_tag, rx_plain_t, pos_, plain_primitives::position)
-BCAST_RL_PEEK(recv_waiters_tag, state_t, recv_waiters_, list_t)
-BCAST_RL_PEEK(send_waiters_tag, state_t, send_waiters_, list_t)
-BCAST_RL_PEEK(list_head_tag, list_t, head_, bcast::detail::waiter*)
-BCAST_RL_PEEK(overflow_tag, state_t, overflow_, bcast_rl::var<bool>)
-BCAST_RL_PEEK(await_active_tag, state_t, await_active_, bcast_rl::var<bool>)
-BCAST_RL_PEEK(async_marks_tag, state_t, async_marks_, bcast_rl::var<unsigned>)
-BCAST_RL_PEEK(completed_waiters_tag, state_t, completed_waiters_, list_t)
-#undef BCAST_RL_PEEK
-} // namespace peek
-
 // ---- async waiters -----------------------------------------------------------
 // A suspended async_recv() / async_broadcast() without a coroutine: the
 // channel's own waiter node (what the awaitable embeds), whose "coroutine" is
@@ -116,15 +75,36 @@ struct async_node : Waiter {
         ++self.completions; // plain: Relacy runs every fiber on one OS thread
         bcast_rl::unique_lock lock(self.m);
         self.resumed.set(true);
-        self.cv.notify_one();
+        self.cv.notify_one(); // the owner, in await(), is the only thread that waits on this node
     }
     void await() {
         bcast_rl::unique_lock lock(m);
         while (!resumed.get()) cv.wait(lock); // a Relacy wait: counted in threads_waiting
     }
 };
-using recv_node = async_node<peek::state_t::recv_waiter_type>;
-using send_node = async_node<peek::state_t::send_waiter_type>;
+using plain_state = bcast::detail::channel_state<msg, plain_primitives>;
+using recv_node = async_node<plain_state::recv_waiter_type>;
+using send_node = async_node<plain_state::send_waiter_type>;
+
+// ---- variants of one scenario template ---------------------------------------
+// A scenario template<int V> is instantiated once per variant; V is a set of
+// these flags. The registry (registry.hpp) decides which variants run.
+constexpr int CLOSE = 1;  // the variant ends with close()
+constexpr int UNTIL = 2;  // reachability twin: RL_UNTIL proves the critical window is reached
+constexpr int CANCEL = 4; // the variant cancels one operation
+
+// A reachability twin passes only when its RL_UNTIL condition was hit.
+constexpr rl::test_result_e expect(int variant) {
+    return (variant & UNTIL) ? rl::test_result_until_condition_hit : rl::test_result_success;
+}
+// Where a scenario's event thread waits for the others to block: in the twin,
+// the search stops with success as soon as `hit` holds there.
+template <int V>
+void until(bool hit) {
+    if constexpr ((V & UNTIL) != 0) {
+        RL_UNTIL(hit);
+    }
+}
 
 // ---- the scenario base -----------------------------------------------------
 template <class Derived, class Primitives, int Threads, rl::test_result_e Expected = rl::test_result_success>
@@ -141,7 +121,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     history hist;
     std::size_t capacity0 = 1;
     bool check_linearizable = true;
-    const peek::state_t* channel = nullptr; // for invariant(); plain_primitives suites only
+    const plain_state* channel = nullptr; // for invariant(); plain_primitives suites only
     bcast::detail::channel_state<msg, Primitives>* state = nullptr; // for the async operations
     std::uint64_t last_head = 0;
     bool seen_closed = false;
@@ -154,103 +134,81 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         auto [t, r] = bcast::channel<msg, Primitives>(capacity);
         tx[0].emplace(std::move(t));
         rx[1].emplace(std::move(r));
-        if constexpr (std::is_same_v<Primitives, plain_primitives>) channel = (*tx[0]).*get(peek::state_tag{});
         state = &bcast::detail::handle_access::state_of(*tx[0]);
+        if constexpr (std::is_same_v<Primitives, plain_primitives>) channel = state;
     }
 
-    // ---- recorded operations (t: thread index) ----
+    // ---- recorded operations (t: thread index, h: logical handle) ----
+    // Records one operation in the history: the call tick, the call itself,
+    // then its answer and the return tick. A call that answers nothing (a
+    // handle made or dropped, a setting changed) is recorded with an empty
+    // outcome, which is also what the spec replay compares it with.
+    template <class Call>
+    outcome record(int t, op_kind kind, int h, int arg, int out, Call&& call) {
+        const int i = hist.begin(t, kind, h, arg, out);
+        outcome answer{};
+        if constexpr (std::is_void_v<decltype(call())>) call();
+        else answer = call();
+        hist.end(i, answer);
+        return answer;
+    }
     outcome try_send(int t, int h, int v) {
-        const int i = hist.begin(t, op_kind::try_send, h, v);
-        const outcome o = encode_send(tx[h]->try_broadcast(msg(v)));
-        hist.end(i, o);
-        return o;
+        return record(t, op_kind::try_send, h, v, -1, [&] { return encode_send(tx[h]->try_broadcast(msg(v))); });
     }
     outcome send(int t, int h, int v) {
-        const int i = hist.begin(t, op_kind::send, h, v);
-        const outcome o = encode_send(tx[h]->broadcast(msg(v)));
-        hist.end(i, o);
-        return o;
+        return record(t, op_kind::send, h, v, -1, [&] { return encode_send(tx[h]->broadcast(msg(v))); });
     }
     outcome send_timed(int t, int h, int v) {
-        const int i = hist.begin(t, op_kind::send_timed, h, v);
-        const outcome o = encode_send(tx[h]->broadcast_for(msg(v), std::chrono::milliseconds(1)));
-        hist.end(i, o);
-        return o;
+        return record(t, op_kind::send_timed, h, v, -1, [&] {
+            return encode_send(tx[h]->broadcast_for(msg(v), std::chrono::milliseconds(1)));
+        });
     }
     outcome try_recv(int t, int h) {
-        const int i = hist.begin(t, op_kind::try_recv, h);
-        const outcome o = encode_recv(rx[h]->try_recv());
-        hist.end(i, o);
-        return o;
+        return record(t, op_kind::try_recv, h, 0, -1, [&] { return encode_recv(rx[h]->try_recv()); });
     }
     outcome recv(int t, int h) {
-        const int i = hist.begin(t, op_kind::recv, h);
-        const outcome o = encode_recv(rx[h]->recv());
-        hist.end(i, o);
-        return o;
+        return record(t, op_kind::recv, h, 0, -1, [&] { return encode_recv(rx[h]->recv()); });
     }
     outcome recv_timed(int t, int h) {
-        const int i = hist.begin(t, op_kind::recv_timed, h);
-        const outcome o = encode_recv(rx[h]->recv_for(std::chrono::milliseconds(1)));
-        hist.end(i, o);
-        return o;
+        return record(t, op_kind::recv_timed, h, 0, -1,
+                      [&] { return encode_recv(rx[h]->recv_for(std::chrono::milliseconds(1))); });
     }
     void clone_receiver(int t, int h, int out) {
-        const int i = hist.begin(t, op_kind::clone_receiver, h, 0, out);
-        rx[out].emplace(*rx[h]);
-        hist.end(i, {});
+        record(t, op_kind::clone_receiver, h, 0, out, [&] { rx[out].emplace(*rx[h]); });
     }
     void new_receiver(int t, int sender_h, int out) {
-        const int i = hist.begin(t, op_kind::new_receiver, sender_h, 0, out);
-        rx[out].emplace(tx[sender_h]->new_receiver());
-        hist.end(i, {});
+        record(t, op_kind::new_receiver, sender_h, 0, out, [&] { rx[out].emplace(tx[sender_h]->new_receiver()); });
     }
     void drop_receiver(int t, int h) {
-        const int i = hist.begin(t, op_kind::drop_receiver, h);
-        rx[h].reset();
-        hist.end(i, {});
+        record(t, op_kind::drop_receiver, h, 0, -1, [&] { rx[h].reset(); });
     }
     void drop_sender(int t, int h) {
-        const int i = hist.begin(t, op_kind::drop_sender, h);
-        tx[h].reset();
-        hist.end(i, {});
+        record(t, op_kind::drop_sender, h, 0, -1, [&] { tx[h].reset(); });
     }
     void deactivate(int t, int h, int out) {
-        const int i = hist.begin(t, op_kind::deactivate, h, 0, out);
-        irx[out].emplace(std::move(*rx[h]).deactivate());
-        rx[h].reset();
-        hist.end(i, {});
+        record(t, op_kind::deactivate, h, 0, out, [&] {
+            irx[out].emplace(std::move(*rx[h]).deactivate());
+            rx[h].reset();
+        });
     }
     void activate_cloned(int t, int h, int out) {
-        const int i = hist.begin(t, op_kind::activate_cloned, h, 0, out);
-        rx[out].emplace(irx[h]->activate_cloned());
-        hist.end(i, {});
+        record(t, op_kind::activate_cloned, h, 0, out, [&] { rx[out].emplace(irx[h]->activate_cloned()); });
     }
     void drop_inactive(int t, int h) {
-        const int i = hist.begin(t, op_kind::drop_inactive, h);
-        irx[h].reset();
-        hist.end(i, {});
+        record(t, op_kind::drop_inactive, h, 0, -1, [&] { irx[h].reset(); });
     }
     void set_capacity(int t, int h, int n) {
-        const int i = hist.begin(t, op_kind::set_capacity, h, n);
-        tx[h]->set_capacity(std::size_t(n));
-        hist.end(i, {});
+        record(t, op_kind::set_capacity, h, n, -1, [&] { tx[h]->set_capacity(std::size_t(n)); });
     }
     void set_overflow(int t, int h, bool on) {
-        const int i = hist.begin(t, op_kind::set_overflow, h, on);
-        tx[h]->set_overflow(on);
-        hist.end(i, {});
+        record(t, op_kind::set_overflow, h, on, -1, [&] { tx[h]->set_overflow(on); });
     }
     void set_await_active(int t, int h, bool on) {
-        const int i = hist.begin(t, op_kind::set_await_active, h, on);
-        tx[h]->set_await_active(on);
-        hist.end(i, {});
+        record(t, op_kind::set_await_active, h, on, -1, [&] { tx[h]->set_await_active(on); });
     }
     outcome close(int t, int h) {
-        const int i = hist.begin(t, op_kind::close, h);
-        const outcome o{0, tx[h] ? int(tx[h]->close()) : int(rx[h]->close()), 0};
-        hist.end(i, o);
-        return o;
+        return record(t, op_kind::close, h, 0, -1,
+                      [&] { return outcome{0, tx[h] ? int(tx[h]->close()) : int(rx[h]->close()), 0}; });
     }
 
     // ---- async operations (plain_primitives only) ----
@@ -265,40 +223,39 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     // broadcast_for (R-RECV-5, R-SEND-4). It is recorded as one, so scenarios
     // with cancellation stay linearizability-checked; the caller still gets
     // the real answer.
-    outcome async_recv(int t, int h, recv_node& node) {
-        const int i = hist.begin(t, op_kind::recv, h);
-        node.pos = &((*rx[h]).*get(peek::pos_tag{}));
-        node.suspended = state->start_recv(node);
+    outcome async_recv(int t, int h, recv_node& node) { return async_operation(t, h, 0, node); }
+    outcome async_send(int t, int h, send_node& node, int v) { return async_operation(t, h, v, node); }
+
+    // Both of the above: start, suspend if queued, await the resumption,
+    // encode the answer, record a cancel as a timeout. Only the start and the
+    // answer's type differ between a receive and a send.
+    template <class Node>
+    outcome async_operation(int t, int h, int v, Node& node) {
+        constexpr bool is_recv = std::is_same_v<Node, recv_node>;
+        static_assert(is_recv || std::is_same_v<Node, send_node>);
+        const int cancelled = is_recv ? 1 + int(bcast::recv_errc::cancelled) : 1 + int(bcast::send_errc::cancelled);
+        const int timed_out = is_recv ? 1 + int(bcast::recv_errc::timed_out) : 1 + int(bcast::send_errc::timed_out);
+        const int i = hist.begin(t, is_recv ? op_kind::recv : op_kind::send, h, v);
+        if constexpr (is_recv) {
+            node.pos = &inspector::position(*rx[h]); // what receiver::async_recv() hands its waiter
+            node.suspended = state->start_recv(node);
+        } else {
+            node.message.emplace(v);
+            node.suspended = state->start_send(node);
+        }
         if (node.suspended) {
             node.await();
             RL_ASSERT(node.completed.get()); // written under the lock before on_complete resumed us
         }
         RL_ASSERT(node.result.has_value());
-        const outcome o = encode_recv(*node.result);
+        outcome o;
+        if constexpr (is_recv) o = encode_recv(*node.result);
+        else o = encode_send(*node.result);
         node.result.reset(); // the message dies here, not with the scenario (live_messages)
-        if (o.code == 1 + int(bcast::recv_errc::cancelled)) {
-            hist.ops[i].kind = op_kind::recv_timed;
-            hist.end(i, {1 + int(bcast::recv_errc::timed_out), o.value, o.missed});
-        } else {
-            hist.end(i, o);
-        }
-        return o;
-    }
-    outcome async_send(int t, int h, send_node& node, int v) {
-        const int i = hist.begin(t, op_kind::send, h, v);
-        node.message.emplace(v);
-        node.suspended = state->start_send(node);
-        if (node.suspended) {
-            node.await();
-            RL_ASSERT(node.completed.get());
-        }
-        RL_ASSERT(node.result.has_value());
-        const outcome o = encode_send(*node.result);
-        node.result.reset();
-        node.message.reset(); // moved-from after a send, still an object
-        if (o.code == 1 + int(bcast::send_errc::cancelled)) {
-            hist.ops[i].kind = op_kind::send_timed;
-            hist.end(i, {1 + int(bcast::send_errc::timed_out), o.value, o.missed});
+        if constexpr (!is_recv) node.message.reset(); // moved-from after a send, still an object
+        if (o.code == cancelled) {
+            hist.ops[i].kind = is_recv ? op_kind::recv_timed : op_kind::send_timed;
+            hist.end(i, {timed_out, o.value, o.missed});
         } else {
             hist.end(i, o);
         }
@@ -327,6 +284,10 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         }
     }
 
+    // Whether invariant() may read the channel now: a plain_primitives
+    // channel that still exists, with its lock free (between critical sections).
+    bool channel_quiescent() const { return channel != nullptr && !inspector::lock_held(*channel); }
+
     // Global invariants, checked by Relacy at every scheduling point. The
     // channel's own invariants (the ones check_invariants() asserts inside each
     // critical section) are checked here between critical sections, from every
@@ -335,11 +296,11 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         RL_ASSERT(live_messages >= 0 && live_messages <= 16);
         RL_ASSERT(threads_waiting >= 0 && threads_waiting <= Threads);
         if constexpr (std::is_same_v<Primitives, plain_primitives>) {
-            if (channel == nullptr || (channel->*get(peek::mutex_tag{})).held()) return;
-            const peek::ring_t& ring = channel->*get(peek::ring_tag{});
+            if (!channel_quiescent()) return;
+            const auto& ring = inspector::ring(*channel);
             const std::size_t len = ring.size();
-            const std::size_t capacity = (channel->*get(peek::capacity_tag{})).get();
-            const std::size_t receivers = (channel->*get(peek::receivers_tag{})).get();
+            const std::size_t capacity = inspector::capacity(*channel);
+            const std::size_t receivers = inspector::active_receivers(*channel);
             RL_ASSERT(capacity >= 1 && len <= capacity && capacity <= ring.slot_count());
             RL_ASSERT(receivers != 0 || len == 0);     // no active receiver: nothing queued
             RL_ASSERT(live_messages >= int(len));       // every queued message is a live object
@@ -349,34 +310,30 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
                 RL_ASSERT(previous <= readers && readers <= receivers);
                 previous = readers;
             }
-            const std::uint64_t head = (channel->*get(peek::head_tag{})).get();
+            const std::uint64_t head = inspector::head_position(*channel);
             RL_ASSERT(head >= last_head);               // head position only grows
             last_head = head;
-            const bool closed = (channel->*get(peek::closed_tag{})).get();
+            const bool closed = inspector::closed(*channel);
             RL_ASSERT(closed || !seen_closed);          // closing is permanent
             seen_closed = closed;
-            RL_ASSERT((channel->*get(peek::waiting_senders_tag{})).get() +
-                          (channel->*get(peek::waiting_receivers_tag{})).get() <=
-                      std::size_t(threads_waiting));    // counted waiters really wait
+            RL_ASSERT(inspector::counted_waiting_threads(*channel) <= std::size_t(threads_waiting)); // counted waiters really wait
             // Async waiters (R-ASYNC-2): every critical section settles the
             // marked lists and hands its completed waiters out before it
             // unlocks, so with the lock free nothing is marked or left
             // completed, and every queued waiter really has to wait. A waiter
             // queued while its answer is ready is a lost wakeup at once, even
             // when a later event (a close) would rescue it before the search ends.
-            RL_ASSERT((channel->*get(peek::async_marks_tag{})).get() == 0);
-            RL_ASSERT((channel->*get(peek::completed_waiters_tag{})).*get(peek::list_head_tag{}) == nullptr);
+            RL_ASSERT(inspector::async_marks(*channel) == 0);
+            RL_ASSERT(!inspector::completed_waiters_pending(*channel));
             const std::uint64_t tail = head + len;
-            for (const bcast::detail::waiter* w = (channel->*get(peek::recv_waiters_tag{})).*get(peek::list_head_tag{});
-                 w != nullptr; w = w->next) {
-                const auto& r = static_cast<const peek::state_t::recv_waiter_type&>(*w);
+            for (const bcast::detail::waiter* w = inspector::first_queued_receive(*channel); w != nullptr; w = w->next) {
+                const auto& r = static_cast<const plain_state::recv_waiter_type&>(*w);
                 RL_ASSERT(w->queued && !closed && r.pos->load() == tail); // open, nothing to read, not lagging
             }
-            const bool overflow = (channel->*get(peek::overflow_tag{})).get();
-            const bool await_active = (channel->*get(peek::await_active_tag{})).get();
+            const bool overflow = inspector::overflow(*channel);
+            const bool await_active = inspector::await_active(*channel);
             const bool sender_waits = !closed && (receivers == 0 ? await_active : len >= capacity && !overflow);
-            for (const bcast::detail::waiter* w = (channel->*get(peek::send_waiters_tag{})).*get(peek::list_head_tag{});
-                 w != nullptr; w = w->next) {
+            for (const bcast::detail::waiter* w = inspector::first_queued_send(*channel); w != nullptr; w = w->next) {
                 RL_ASSERT(w->queued && sender_waits); // what attempt_send + must_wait would say (R-SEND-3, R-ACT-2)
             }
         }

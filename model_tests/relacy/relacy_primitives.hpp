@@ -6,7 +6,7 @@
 // impl/ never includes this file: it lives in model_tests/ and is passed to the
 // channel as its Primitives template argument, exactly like `std_primitives`.
 //
-// Notes (see /work/shared/notes/relacy-on-debian.md):
+// Notes:
 //  * <relacy/relacy.hpp> defines macros (new, delete, assert, memory_order_*,
 //    ...) that break standard headers included later, so every standard header
 //    the channel and the tests need is included first and the macros are

@@ -43,6 +43,7 @@
 #include "../errors.hpp"
 #include "../result.hpp"
 #include "assert.hpp"
+#include "inspector_fwd.hpp"
 #include "slot_ring.hpp"
 #include "waiter.hpp"
 
@@ -360,6 +361,12 @@ public:
     }
 
 private:
+    // The Relacy checker (model_tests/relacy/inspector.hpp) reads mutex_ (held?), ring_, head_pos_,
+    // capacity_, receiver_count_, closed_, overflow_, await_active_, waiting_senders_,
+    // waiting_receivers_, recv_waiters_, send_waiters_, async_marks_ and completed_waiters_
+    // between critical sections, for its invariants; it writes nothing.
+    friend struct state_inspector;
+
     // A locked region of every operation that can change what a waiter would
     // get. When it ends, marked async lists are settled under the lock, then
     // the mutex is released, then the waiters that finished are resumed

@@ -1,0 +1,87 @@
+// The definition of bcast::detail::state_inspector (declared in
+// impl/include/bcast/detail/inspector_fwd.hpp): the only place outside impl/
+// that names the channel's private fields. channel_state and receiver
+// befriend it, and their friend lines list the fields read here, so renaming
+// one breaks this file at compile time with the reason in view.
+//
+// Everything here is a read, done from invariant() between critical sections
+// (where Relacy neither schedules nor race-checks rl::var loads), or the
+// address of a receiver's position handed to an async waiter node.
+#pragma once
+
+#include "relacy_primitives.hpp" // first: it maps BCAST_ASSERT before bcast is included
+
+namespace bcast::detail {
+
+struct state_inspector {
+    // ---- channel_state: the queue, counters and flags the invariants use ----
+    template <class State>
+    static bool lock_held(const State& state) {
+        return state.mutex_.held();
+    }
+    template <class State>
+    static const auto& ring(const State& state) {
+        return state.ring_;
+    }
+    template <class State>
+    static std::uint64_t head_position(const State& state) {
+        return state.head_pos_.get();
+    }
+    template <class State>
+    static std::size_t capacity(const State& state) {
+        return state.capacity_.get();
+    }
+    template <class State>
+    static std::size_t active_receivers(const State& state) {
+        return state.receiver_count_.get();
+    }
+    template <class State>
+    static bool closed(const State& state) {
+        return state.closed_.get();
+    }
+    template <class State>
+    static bool overflow(const State& state) {
+        return state.overflow_.get();
+    }
+    template <class State>
+    static bool await_active(const State& state) {
+        return state.await_active_.get();
+    }
+    // Threads the channel counts as inside a condition-variable wait.
+    template <class State>
+    static std::size_t counted_waiting_threads(const State& state) {
+        return state.waiting_senders_.get() + state.waiting_receivers_.get();
+    }
+
+    // ---- channel_state: the async waiter lists (R-ASYNC-2) ----
+    template <class State>
+    static const waiter* first_queued_receive(const State& state) {
+        return state.recv_waiters_.front();
+    }
+    template <class State>
+    static const waiter* first_queued_send(const State& state) {
+        return state.send_waiters_.front();
+    }
+    // The "settle me" marks and the resume batch: both must be empty whenever
+    // the lock is free.
+    template <class State>
+    static unsigned async_marks(const State& state) {
+        return state.async_marks_.get();
+    }
+    template <class State>
+    static bool completed_waiters_pending(const State& state) {
+        return !state.completed_waiters_.empty();
+    }
+
+    // ---- receiver: where an async receive reads and advances the position ----
+    template <class T, class Primitives>
+    static typename Primitives::position& position(receiver<T, Primitives>& rx) {
+        return rx.pos_;
+    }
+};
+
+} // namespace bcast::detail
+
+namespace bcast_rl {
+using inspector = bcast::detail::state_inspector;
+} // namespace bcast_rl

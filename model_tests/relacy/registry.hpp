@@ -1,0 +1,148 @@
+// The registry: turns the lines of scenarios.def into runs (a scenario type,
+// a scheduler, a bound, an iteration count, the ctest suite it belongs to),
+// for one mode of the command line.
+#pragma once
+
+#include "async_scenarios.hpp"
+#include "blocking_scenarios.hpp"
+#include "position_scenarios.hpp"
+#include "queue_scenarios.hpp"
+
+namespace bcast_rl {
+
+enum class mode { normal, quick, thorough };
+
+inline const char* name(mode m) {
+    switch (m) {
+    case mode::normal: return "normal";
+    case mode::quick: return "quick";
+    case mode::thorough: return "thorough";
+    }
+    return "?";
+}
+
+// The settings scenarios.def refers to as cfg.*: --quick (the mutant table)
+// searches shallower and shorter, --thorough deeper and longer.
+struct settings {
+    mode m;
+    long random_iterations; // random-scheduler iterations of every blocking scenario
+    unsigned bound_3_threads; // context bound of the 3-thread bounded searches
+    unsigned bound_4_threads; // context bound of the 4-thread one
+    explicit settings(mode run_mode)
+        : m(run_mode),
+          random_iterations(run_mode == mode::quick ? 20000 : run_mode == mode::thorough ? 2000000 : 300000),
+          bound_3_threads(run_mode == mode::thorough ? 4 : run_mode == mode::quick ? 2 : 3),
+          bound_4_threads(run_mode == mode::thorough ? 3 : 2) {}
+};
+
+// Which modes one BCAST_RELACY_SEARCH line runs in.
+enum class run_modes { every_mode, quick_only, except_quick, thorough_only };
+
+inline bool runs_in(run_modes modes, mode m) {
+    switch (modes) {
+    case run_modes::every_mode: return true;
+    case run_modes::quick_only: return m == mode::quick;
+    case run_modes::except_quick: return m != mode::quick;
+    case run_modes::thorough_only: return m == mode::thorough;
+    }
+    return false;
+}
+
+struct run_def {
+    std::string suite; // the ctest suite (relacy.<suite>): the first argument of its scenarios.def line
+    std::string name;  // suite + suffix
+    int threads;
+    rl::scheduler_type_e sched;
+    unsigned bound;  // context bound (sched_bound only)
+    long iterations; // random scheduler only
+    bool (*fn)(rl::test_params&);
+    const char* description;
+};
+
+inline const char* scheduler_name(rl::scheduler_type_e sched) {
+    return sched == rl::sched_full ? "full" : sched == rl::sched_bound ? "bound" : "random";
+}
+
+// rl::simulate<S> instantiates Relacy's context for all three schedulers;
+// this instantiates only the one a run uses (build time is the bottleneck:
+// the mutant table compiles main.cpp once per mutant).
+template <class S, rl::scheduler_type_e Sched>
+bool simulate_with(rl::test_params& params) {
+    constexpr rl::thread_id_t n = S::params::thread_count;
+    using sched_t = std::conditional_t<Sched == rl::sched_full, rl::full_search_scheduler<n>,
+                                       std::conditional_t<Sched == rl::sched_bound, rl::context_bound_scheduler<n>,
+                                                          rl::random_scheduler<n>>>;
+    params.search_type = Sched;
+    params.test_name = "";
+    rl::ostringstream state;
+    const rl::test_result_e res = rl::run_test<S, sched_t>(params, state, false);
+    if (res != rl::test_result_success) {
+        // Relacy's own protocol: rerun from the failing iteration with history on.
+        rl::ostringstream unused;
+        params.initial_state = state.str();
+        params.final_state = state.str();
+        params.collect_history = true;
+        const rl::iteration_t stop = params.stop_iteration;
+        rl::run_test<S, sched_t>(params, unused, true);
+        params.stop_iteration = stop;
+    }
+    params.test_result = res;
+    return S::params::expected_result == res;
+}
+
+class registry {
+public:
+    explicit registry(const settings& cfg) : cfg_(cfg) {}
+    const std::vector<run_def>& runs() const { return runs_; }
+
+    // One search of scenario type S. `note`, when not empty, replaces
+    // S::description in --list (a policy variant, a deeper search).
+    template <class S, rl::scheduler_type_e Sched>
+    void add_search(const char* suite, const char* suffix, unsigned bound, long iterations, run_modes modes,
+                const char* note) {
+        if (!runs_in(modes, cfg_.m)) return;
+        add<S, Sched>(suite, std::string(suite) + suffix, bound, iterations, *note != '\0' ? note : S::description);
+    }
+
+    // A blocking scenario template: its plain variant (no close) under full or
+    // bounded search and under the random scheduler (spurious wakeups), its
+    // close variant, and its reachability twin.
+    template <template <int> class S, rl::scheduler_type_e Sched>
+    void add_blocking(const char* suite, const char* suffix, unsigned bound) {
+        const std::string name = std::string(suite) + suffix;
+        add<S<0>, Sched>(suite, name, bound, 0, S<0>::description);
+        add<S<0>, rl::sched_random>(suite, name, 0, cfg_.random_iterations, S<0>::description);
+        // --quick (the mutant table) skips the +close variants: a close at the end
+        // can only hide a lost wakeup, never reveal one, and some are the largest
+        // full searches (two_receivers_blocked_vs_send+close: 1.4M executions).
+        if (S<0>::has_close_variant && cfg_.m != mode::quick)
+            add<S<CLOSE>, Sched>(suite, name + "+close", bound, 0, S<CLOSE>::description);
+        add<S<UNTIL>, rl::sched_bound>(suite, name + "+until", 2, 0,
+                                       "reachability twin: the critical window (a thread blocked) is reached");
+    }
+
+private:
+    template <class S, rl::scheduler_type_e Sched>
+    void add(const char* suite, std::string name, unsigned bound, long iterations, const char* description) {
+        runs_.push_back({suite, std::move(name), int(S::params::static_thread_count), Sched, bound, iterations,
+                         &simulate_with<S, Sched>, description});
+    }
+
+    settings cfg_;
+    std::vector<run_def> runs_;
+};
+
+// Every run of scenarios.def in this mode, in the file's order.
+inline std::vector<run_def> all_runs(const settings& cfg) {
+    registry r(cfg);
+#define BCAST_RELACY_BLOCKING(suite, suffix, scheduler, bound, ...) \
+    r.add_blocking<__VA_ARGS__, rl::sched_##scheduler>(#suite, suffix, bound);
+#define BCAST_RELACY_SEARCH(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
+    r.add_search<__VA_ARGS__, rl::sched_##scheduler>(#suite, suffix, bound, iterations, run_modes::modes, note);
+#include "scenarios.def"
+#undef BCAST_RELACY_BLOCKING
+#undef BCAST_RELACY_SEARCH
+    return r.runs();
+}
+
+} // namespace bcast_rl
