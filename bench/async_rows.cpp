@@ -22,6 +22,7 @@
 // Thread CPU time per iteration, as the single-thread rows.
 #include "async_rows.hpp"
 
+#include "async_receivers.hpp"
 #include "cases.hpp"
 
 #include <bcast_support/task.hpp>
@@ -37,19 +38,6 @@ namespace bcast_bench {
 namespace {
 
 using channel_ends = std::pair<bcast::sender<std::uint64_t>, bcast::receiver<std::uint64_t>>;
-
-// One receiver coroutine: receives until closed, checking that message k is
-// the k-th value sent. Resumed inline by whoever sent (R-ASYNC-3).
-bcast_support::task<std::uint64_t> receive_all(bcast::receiver<std::uint64_t> rx) {
-    std::uint64_t expected = 0;
-    for (;;) {
-        auto received = co_await rx.async_recv();
-        if (!received) break;
-        if (*received != expected) fail("async_recv returned a wrong value");
-        ++expected;
-    }
-    co_return expected;
-}
 
 // The sender coroutine: Google Benchmark's timed loop runs inside it. No
 // co_await here ever suspends: capacity 1 and the receivers have all read the
@@ -67,20 +55,11 @@ bcast_support::task<std::uint64_t> send_in_loop(const bcast::sender<std::uint64_
 void async_inline(benchmark::State& state) {
     const auto receiver_count = static_cast<std::size_t>(state.range(0));
     channel_ends ends = bcast::channel<std::uint64_t>(1);
-    // Copies made while the queue is empty: all at the tail, as upstream's clones.
-    std::vector<bcast::receiver<std::uint64_t>> copies(receiver_count - 1, ends.second);
-    std::vector<bcast_support::task<std::uint64_t>> receivers;
-    receivers.reserve(receiver_count);
-    for (auto& copy : copies) receivers.push_back(receive_all(std::move(copy))); // each runs until it waits
-    receivers.push_back(receive_all(std::move(ends.second)));
+    std::vector<bcast_support::task<std::uint64_t>> receivers = start_receivers(std::move(ends.second), receiver_count);
 
     bcast_support::task<std::uint64_t> sender = send_in_loop(ends.first, state); // runs the whole timed loop
     if (!sender.done()) fail("the sender coroutine suspended");
-    const std::uint64_t sent = sender.result();
-    ends.first.close(); // resumes every receiver with `closed`, here
-    for (auto& receiver : receivers) {
-        if (!receiver.done() || receiver.result() != sent) fail("an async receiver missed messages");
-    }
+    close_and_check(ends.first, receivers, sender.result());
     state.counters["receivers"] = static_cast<double>(receiver_count);
 }
 

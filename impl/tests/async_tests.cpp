@@ -14,7 +14,6 @@
 // tasks (R-ASYNC-5).
 #include <gtest/gtest.h>
 
-#include <coroutine>
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
@@ -26,6 +25,7 @@
 #include <vector>
 
 #include <bcast/bcast.hpp>
+#include <bcast_support/manual_scheduler.hpp>
 #include <bcast_support/task.hpp>
 
 #include "channel_types.hpp" // overflowed(n), recv_failure(code)
@@ -34,6 +34,7 @@
 namespace bcast::spec_tests {
 namespace {
 
+using bcast_support::manual_scheduler; // stores completed coroutines: the test resumes them (R-ASYNC-3)
 using bcast_support::task;
 
 // ---- coroutines the tests drive --------------------------------------------
@@ -57,25 +58,6 @@ template <class S, class T, class Primitives>
 task<send_result<T>> send_via(S& scheduler, const sender<T, Primitives>& tx, T message, std::stop_token stop = {}) {
     co_return co_await tx.async_broadcast(scheduler, std::move(message), std::move(stop));
 }
-
-// A scheduler that only stores what it is given: the test decides when the
-// coroutines resume, and can count how many went through it (R-ASYNC-3).
-struct manual_scheduler {
-    std::vector<std::coroutine_handle<>> queued;
-    std::size_t scheduled = 0;
-
-    manual_scheduler() { queued.reserve(16); } // schedule() must not throw: no growth in the tests
-    void schedule(std::coroutine_handle<> handle) noexcept {
-        queued.push_back(handle);
-        ++scheduled;
-    }
-    void resume_all() {
-        std::vector<std::coroutine_handle<>> ready = std::exchange(queued, {});
-        queued.reserve(16);
-        for (std::coroutine_handle<> handle : ready) handle.resume();
-    }
-};
-static_assert(scheduler<manual_scheduler>);
 
 // ---- the typed suite: both implementation models ------------------------------
 

@@ -3,8 +3,9 @@
 // and runs the program on the implementation (std_primitives and the atomic
 // seq_cst position policy, with the counted, throwing-copy message type) and
 // on bcast::spec::model, comparing every result and checking every named
-// property (runner.hpp). A disagreement prints the trace and aborts, so
-// libFuzzer saves the input; replay it with `bcast_replay --trace --bytes FILE`.
+// property (runner.hpp, ghost_checks.hpp). A disagreement prints the trace and
+// aborts, so libFuzzer saves the input; replay it with
+// `bcast_replay --trace --bytes FILE`.
 //
 // Built by run_fuzz.sh with clang and -fsanitize=fuzzer,address,undefined
 // (docs/property-tests.md).
@@ -42,7 +43,7 @@ void check(const program& p) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size > 1 + 3 * max_commands) return -1; // not added to the corpus
     const program p = decode(data, size);
-    check<std_plain_family, tracked>(p);
-    check<std_atomic_seq_cst_family, tracked>(p);
+    check<std_plain_family, instrumented_message>(p);
+    check<std_atomic_seq_cst_family, instrumented_message>(p);
     return 0;
 }

@@ -11,6 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 seconds=${1:-60}
 build=${2:-$root/build-fuzz}
+# Absolute: the script changes into it, and libFuzzer is given paths below it.
+mkdir -p "$build" && build=$(cd "$build" && pwd)
 shift $(( $# > 2 ? 2 : $# ))
 
 cxx=${BCAST_FUZZ_CXX:-$(command -v clang++-14 || command -v clang++ || true)}

@@ -45,7 +45,7 @@ bool replay(const program& p, bool trace, const char* message_name) {
 template <class Family>
 bool replay_family(const program& p, bool trace) {
     const bool plain = replay<Family, int>(p, trace, "int");
-    const bool counted = replay<Family, tracked>(p, trace, "tracked (counted, throwing copy)");
+    const bool counted = replay<Family, instrumented_message>(p, trace, "instrumented_message (counted, throwing copy)");
     return plain && counted;
 }
 

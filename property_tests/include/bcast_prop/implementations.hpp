@@ -2,9 +2,13 @@
 //
 // A family names one channel type per message type (spec/conformance.hpp).
 // To check another implementation against the reference, write an adapter
-// with the interface of bcast::spec::channel_adapter, a family like the ones
-// below, and add it to `implementations` in src/properties.cpp (one line; see
-// docs/conformance.md for a worked example).
+// with the interface of bcast::spec::channel_adapter and a family like the
+// ones below, and register the family with one BCAST_CONFORMANCE_SUITE(Name,
+// Family) line in a GoogleTest source: src/properties.cpp for these,
+// example/conformance_example.cpp for the worked example of docs/conformance.md.
+// bcast_replay (src/replay.cpp) and the fuzzer (fuzz/fuzz_target.cpp) name the
+// families they run in their own code; `replayed_by_bcast_replay` tells the
+// suite that a failure's replay hint may name bcast_replay.
 #pragma once
 
 #include <string_view>
@@ -18,6 +22,7 @@ namespace bcast::prop {
 // The default: plain integer positions (bcast::std_primitives).
 struct std_plain_family {
     static constexpr std::string_view name = "std_primitives";
+    static constexpr bool replayed_by_bcast_replay = true;
     template <class T>
     using channel = spec::channel_adapter<T, std_primitives>;
 };
@@ -25,6 +30,7 @@ struct std_plain_family {
 // The atomic-position policy, sequentially consistent.
 struct std_atomic_seq_cst_family {
     static constexpr std::string_view name = "std_atomic_seq_cst_primitives";
+    static constexpr bool replayed_by_bcast_replay = true;
     template <class T>
     using channel = spec::channel_adapter<T, std_atomic_seq_cst_primitives>;
 };
@@ -32,6 +38,7 @@ struct std_atomic_seq_cst_family {
 // The atomic-position policy, relaxed.
 struct std_atomic_relaxed_family {
     static constexpr std::string_view name = "std_atomic_relaxed_primitives";
+    static constexpr bool replayed_by_bcast_replay = true;
     template <class T>
     using channel = spec::channel_adapter<T, std_atomic_relaxed_primitives>;
 };

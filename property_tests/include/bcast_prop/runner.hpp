@@ -1,18 +1,11 @@
 // The differential interpreter: runs a program (commands.hpp) on an
 // implementation and on bcast::spec::model<int>, command by command, and
-// compares every result. On the first difference it throws `mismatch` with the
-// whole executed trace (handles resolved to ids) and the two results.
+// compares every result (outcome.hpp) and, after every command, all ten
+// queries (snapshot.hpp). On the first difference it throws `mismatch` with
+// the whole executed trace (handles resolved to ids) and the two results.
 //
-// Besides comparing with the model it checks the named properties directly on
-// the implementation ("ghost" checks, independent of the model):
-//   overflow  - an evicted message is the oldest queued one;
-//   lag       - a receiver behind the head gets overflowed(n) with n exact,
-//               once, before anything newer; each receiver gets every message
-//               sent since it started, in order, except those it was told it
-//               missed (received + missed == sent since it started);
-//   close     - once closed, nothing reopens: sends fail with `closed` and
-//               hand the message back; a receiver drains exactly its pending
-//               messages, then gets `closed` forever;
+// Besides comparing with the model it checks the named properties:
+// overflow, lag and close on the implementation alone (ghost_checks.hpp);
 //   lifetimes - (counted message types) after every command the live
 //               instances are exactly the queued messages; none is used or
 //               destroyed after its end; all are gone with the channel;
@@ -20,29 +13,22 @@
 //               try_recv changes nothing: every query, the live instances, and
 //               the retried try_recv all agree with the model, which did not
 //               run the throwing call at all.
-// Async commands (R-ASYNC-1..5) are checked where one thread can finish them:
-// an operation that needs no wait must not suspend and must answer what the
-// model answers; one that would wait must suspend, and a stop request must end
-// it with `cancelled`, handing a send's message back, while the model does
-// nothing at all: every later comparison then checks that nothing was consumed
-// or queued (a waiter left behind in the channel would be answered by a later
-// command, inside a destroyed coroutine frame: the sanitizer trees see that).
-// The ghost checks use only the implementation's own answers: the queue is a
-// FIFO of accepted messages, so its content is the last len() accepted ones.
+// Blocking calls run only where the model says they cannot block, under a
+// watchdog (watchdog.hpp). Async commands (R-ASYNC-1..5) are checked where one
+// thread can finish them (async.hpp): an operation that needs no wait must not
+// suspend and must answer what the model answers; one that would wait must
+// suspend, and a stop request must end it with `cancelled`, handing a send's
+// message back, while the model does nothing at all: every later comparison
+// then checks that nothing was consumed or queued (a waiter left behind in the
+// channel would be answered by a later command, inside a destroyed coroutine
+// frame: the sanitizer trees see that).
 #pragma once
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <mutex>
-#include <thread>
 #include <cstdint>
 #include <exception>
-#include <map>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -50,7 +36,6 @@
 #include <string>
 #include <string_view>
 #include <typeinfo>
-#include <utility>
 #include <vector>
 
 #include <bcast/errors.hpp>
@@ -60,7 +45,12 @@
 
 #include "async.hpp"
 #include "commands.hpp"
+#include "ghost_checks.hpp"
 #include "messages.hpp"
+#include "outcome.hpp"
+#include "run_stats.hpp"
+#include "snapshot.hpp"
+#include "watchdog.hpp"
 
 namespace bcast::prop {
 
@@ -73,155 +63,9 @@ struct mismatch : std::logic_error {
 
 struct check_options {
     bool compare = true;  // compare each result with the model's (off: the named properties alone judge)
-    bool ghost = true;    // the named-property checks above
+    bool ghost = true;    // the named-property checks on the implementation alone (ghost_checks.hpp)
     bool snapshot = true; // compare all ten queries after every command
     bool finish = true;   // at the end: close, drain every receiver, send on every sender, drop every handle
-};
-
-// What happened, summed over runs (to see that generators reach the cases).
-struct run_stats {
-    std::uint64_t programs = 0;
-    std::uint64_t commands = 0;
-    std::uint64_t sent = 0;
-    std::uint64_t evicted = 0;
-    std::uint64_t received = 0;
-    std::uint64_t overflowed = 0;
-    std::uint64_t shrinks_below_len = 0;
-    std::uint64_t closed_recvs = 0;
-    std::uint64_t copy_throws = 0;
-    std::uint64_t zero_capacity_rejected = 0;
-    std::uint64_t async_answered = 0;  // async operations that finished without suspending
-    std::uint64_t async_cancelled = 0; // async operations that waited and were cancelled
-
-    run_stats& operator+=(const run_stats& o) {
-        programs += o.programs, commands += o.commands, sent += o.sent, evicted += o.evicted;
-        received += o.received, overflowed += o.overflowed, shrinks_below_len += o.shrinks_below_len;
-        closed_recvs += o.closed_recvs, copy_throws += o.copy_throws;
-        zero_capacity_rejected += o.zero_capacity_rejected;
-        async_answered += o.async_answered, async_cancelled += o.async_cancelled;
-        return *this;
-    }
-};
-
-inline std::ostream& operator<<(std::ostream& out, const run_stats& s) {
-    return out << "programs=" << s.programs << " commands=" << s.commands << " sent=" << s.sent
-               << " evicted=" << s.evicted << " received=" << s.received << " overflowed=" << s.overflowed
-               << " shrinks_below_len=" << s.shrinks_below_len << " closed_recvs=" << s.closed_recvs
-               << " copy_throws=" << s.copy_throws << " zero_capacity_rejected=" << s.zero_capacity_rejected
-               << " async_answered=" << s.async_answered << " async_cancelled=" << s.async_cancelled;
-}
-
-// Comparable, printable outcomes of a send and a receive.
-struct send_outcome {
-    bool ok = false;
-    std::optional<int> evicted; // ok: the evicted message, if any
-    send_errc code{};           // !ok
-    int returned = 0;           // !ok: the message handed back
-
-    friend bool operator==(const send_outcome&, const send_outcome&) = default;
-};
-
-struct recv_outcome {
-    bool ok = false;
-    int value = 0;          // ok
-    recv_errc code{};       // !ok
-    std::uint64_t missed = 0;
-
-    friend bool operator==(const recv_outcome&, const recv_outcome&) = default;
-};
-
-inline std::ostream& operator<<(std::ostream& out, const send_outcome& s) {
-    if (s.ok) return s.evicted ? out << "ok, evicted " << *s.evicted : out << "ok";
-    return out << "error '" << s.code << "', message " << s.returned << " handed back";
-}
-
-inline std::ostream& operator<<(std::ostream& out, const recv_outcome& r) {
-    if (r.ok) return out << "message " << r.value;
-    if (r.code == recv_errc::overflowed) return out << "overflowed(" << r.missed << ")";
-    return out << "error '" << r.code << "'";
-}
-
-// A blocking call is made only where the model says it cannot block. If the
-// implementation blocks anyway, the watchdog (one thread for the process)
-// ends the wait by running `on_timeout` (the runner closes the channel, so the
-// difference is reported and shrunk like any other); if even that does not
-// end it, the process aborts with a message.
-class watchdog {
-public:
-    static watchdog& instance() {
-        static watchdog dog;
-        return dog;
-    }
-
-    void arm(std::chrono::milliseconds after, std::function<void()> on_timeout) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        deadline_ = std::chrono::steady_clock::now() + after;
-        action_ = std::move(on_timeout);
-        armed_ = true;
-        fired_ = false;
-        cv_.notify_all();
-    }
-
-    // Returns whether the watchdog fired.
-    // Returns whether the watchdog fired; waits for a running on_timeout to end.
-    bool disarm() {
-        std::unique_lock<std::mutex> lock(mutex_);
-        armed_ = false;
-        action_ = nullptr;
-        cv_.notify_all();
-        cv_.wait(lock, [this] { return !running_; });
-        return fired_;
-    }
-
-    ~watchdog() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-            cv_.notify_all();
-        }
-        thread_.join();
-    }
-
-private:
-    watchdog() : thread_([this] { loop(); }) {}
-
-    void loop() {
-        std::unique_lock<std::mutex> lock(mutex_);
-        while (!stop_) {
-            if (!armed_) {
-                cv_.wait(lock);
-                continue;
-            }
-            if (cv_.wait_until(lock, deadline_) != std::cv_status::timeout || !armed_) continue;
-            if (std::chrono::steady_clock::now() < deadline_) continue;
-            fired_ = true;
-            std::function<void()> action = std::move(action_);
-            action_ = nullptr;
-            deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-            running_ = true;
-            lock.unlock();
-            if (action) action();
-            lock.lock();
-            running_ = false;
-            cv_.notify_all();
-            if (armed_ && !cv_.wait_until(lock, deadline_, [this] { return !armed_ || stop_; })) {
-                std::fputs("bcast property tests: a blocking call that the spec model says cannot block did not "
-                           "return, even after the channel was closed; aborting\n",
-                           stderr);
-                std::abort();
-            }
-        }
-    }
-
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool armed_ = false;
-    bool fired_ = false;
-    bool running_ = false; // on_timeout is running (unlocked)
-    bool stop_ = false;
-    std::chrono::steady_clock::time_point deadline_;
-    std::function<void()> action_;
-    std::thread thread_; // last: starts after the fields above exist
 };
 
 template <class Impl, class Msg = int>
@@ -249,7 +93,7 @@ public:
             if (options_.finish) finish();
             close_channel();
         } catch (...) {
-            tracked::arm_copy_throw = false;
+            instrumented_message::armed = false;
             impl_.reset();
             spec_.reset();
             throw;
@@ -288,6 +132,11 @@ private:
             out << "    " << i << ". " << trace_[i] << "\n";
         }
         throw mismatch(out.str());
+    }
+
+    // A problem reported by a ghost check ("" when there is none).
+    void check(const std::string& problem) const {
+        if (!problem.empty()) fail(problem);
     }
 
     template <class Expected, class Actual>
@@ -360,7 +209,7 @@ private:
         case op::clone_receiver: {
             const handle_id made = same_id(m->clone_receiver(id), impl_->clone_receiver(id));
             receivers_.push_back(made);
-            if (auto found = ghost_rx_.find(id); found != ghost_rx_.end()) ghost_rx_[made] = found->second;
+            ghost_.receiver_copied(id, made);
             return;
         }
         case op::new_receiver: added_receiver(same_id(m->new_receiver(id), impl_->new_receiver(id))); return;
@@ -373,7 +222,7 @@ private:
         case op::drop_receiver:
             m->drop_receiver(id), impl_->drop_receiver(id);
             erase_id(receivers_, id);
-            ghost_rx_.erase(id);
+            ghost_.receiver_gone(id);
             return;
         case op::drop_inactive:
             m->drop_inactive(id), impl_->drop_inactive(id);
@@ -382,7 +231,7 @@ private:
         case op::deactivate:
             inactives_.push_back(same_id(m->deactivate(id), impl_->deactivate(id)));
             erase_id(receivers_, id);
-            ghost_rx_.erase(id);
+            ghost_.receiver_gone(id);
             return;
         case op::activate:
             added_receiver(same_id(m->activate(id), impl_->activate(id)));
@@ -404,10 +253,9 @@ private:
         case op::set_overflow: m->set_overflow(id, b & 1), impl_->set_overflow(id, b & 1); return;
         case op::set_await_active: m->set_await_active(id, b & 1), impl_->set_await_active(id, b & 1); return;
         case op::close: {
-            const bool was_seen_closed = closed_seen_;
             const bool actual = impl_->close(id);
             expect_equal("close() result", m->close(id), actual);
-            if (options_.ghost && was_seen_closed && actual) fail("close: close() returned true on a closed channel");
+            if (options_.ghost) check(ghost_.close_returned(actual));
             return;
         }
         case op::len: expect_equal("len()", m->len(id), impl_->len(id)); return;
@@ -436,7 +284,7 @@ private:
 
     void added_receiver(handle_id id) {
         receivers_.push_back(id);
-        ghost_rx_[id] = ghost_receiver{sent_total_, false}; // starts at the tail
+        ghost_.receiver_added(id);
     }
 
     template <class Fn>
@@ -459,11 +307,7 @@ private:
         senders_ = {spec_type::first_sender};
         receivers_ = {spec_type::first_receiver};
         inactives_.clear();
-        ghost_rx_.clear();
-        ghost_rx_[spec_type::first_receiver] = ghost_receiver{0, false};
-        sent_total_ = 0;
-        seq_of_.clear();
-        closed_seen_ = false;
+        ghost_.open(spec_type::first_receiver);
         trace_.push_back("(new channel, capacity " + std::to_string(capacity) + ": sender id 0, receiver id 1)");
     }
 
@@ -496,38 +340,23 @@ private:
         send_outcome actual;
         const bool would_block = m.broadcast_would_block();
         if (how == mode::non_blocking) {
-            expected = outcome(m.try_broadcast(id, value));
-            actual = outcome(impl_->try_broadcast(id, traits::make(value)));
+            expected = to_outcome(m.try_broadcast(id, value));
+            actual = to_outcome(impl_->try_broadcast(id, traits::make(value)));
         } else if (how == mode::blocking && !would_block && spec::blocking_broadcast_channel<Impl, Msg>) {
-            expected = outcome(m.try_broadcast(id, value)); // what a broadcast that cannot block does
+            expected = to_outcome(m.try_broadcast(id, value)); // what a broadcast that cannot block does
             if constexpr (spec::blocking_broadcast_channel<Impl, Msg>) {
                 Msg message = traits::make(value);
-                actual = guarded("broadcast", id, [&] { return outcome(impl_->broadcast(id, std::move(message))); });
+                actual = guarded("broadcast", id, [&] { return to_outcome(impl_->broadcast(id, std::move(message))); });
             }
         } else { // a zero timeout: blocking calls are exercised where they would block
-            expected = outcome(m.broadcast_expired(id, value));
-            actual = outcome(impl_->broadcast_expired(id, traits::make(value)));
+            expected = to_outcome(m.broadcast_expired(id, value));
+            actual = to_outcome(impl_->broadcast_expired(id, traits::make(value)));
         }
         trace_.back() += " -> " + show(expected);
         expect_equal("send result", expected, actual);
         if (actual.ok) ++stats_.sent;
         if (actual.evicted) ++stats_.evicted;
-        if (options_.ghost) ghost_send(value, actual, len_before);
-    }
-
-    send_outcome outcome(const send_result<int>& r) const {
-        if (r.has_value()) return send_outcome{true, *r, {}, 0};
-        return send_outcome{false, std::nullopt, r.error().code, r.error().message};
-    }
-    template <class M = Msg>
-        requires(!std::is_same_v<M, int>)
-    send_outcome outcome(const send_result<M>& r) const {
-        if (r.has_value()) {
-            std::optional<int> evicted;
-            if (*r) evicted = traits::value(**r);
-            return send_outcome{true, evicted, {}, 0};
-        }
-        return send_outcome{false, std::nullopt, r.error().code, traits::value(r.error().message)};
+        if (options_.ghost) check(ghost_.sent(value, actual, len_before));
     }
 
     // ---- receiving -----------------------------------------------------------
@@ -540,32 +369,32 @@ private:
         const bool would_block = m.recv_would_block(id);
         if (how == mode::throwing && traits::can_throw) {
             bool threw = false;
-            tracked::arm_copy_throw = true;
+            instrumented_message::armed = true;
             try {
-                actual = outcome(impl_->try_recv(id));
+                actual = to_outcome(impl_->try_recv(id));
             } catch (const copy_error&) {
                 threw = true;
             }
-            tracked::arm_copy_throw = false;
+            instrumented_message::armed = false;
             if (threw) { // nothing may have changed: compare with the untouched model, then retry
                 ++stats_.copy_throws;
                 trace_.back() += " -> copy threw; retried";
                 compare_snapshots("after a throwing copy in try_recv");
                 check_lifetimes("after a throwing copy in try_recv");
-                actual = outcome(impl_->try_recv(id));
+                actual = to_outcome(impl_->try_recv(id));
             }
-            expected = outcome(m.try_recv(id));
+            expected = to_outcome(m.try_recv(id));
         } else if (how == mode::non_blocking || how == mode::throwing) {
-            expected = outcome(m.try_recv(id));
-            actual = outcome(impl_->try_recv(id));
+            expected = to_outcome(m.try_recv(id));
+            actual = to_outcome(impl_->try_recv(id));
         } else if (how == mode::blocking && !would_block && spec::blocking_broadcast_channel<Impl, Msg>) {
-            expected = outcome(m.try_recv(id)); // what a recv that cannot block does
+            expected = to_outcome(m.try_recv(id)); // what a recv that cannot block does
             if constexpr (spec::blocking_broadcast_channel<Impl, Msg>) {
-                actual = guarded("recv", id, [&] { return outcome(impl_->recv(id)); });
+                actual = guarded("recv", id, [&] { return to_outcome(impl_->recv(id)); });
             }
         } else {
-            expected = outcome(m.recv_expired(id));
-            actual = outcome(impl_->recv_expired(id));
+            expected = to_outcome(m.recv_expired(id));
+            actual = to_outcome(impl_->recv_expired(id));
         }
         trace_.back() += " -> " + show(expected);
         expect_equal("receive result", expected, actual);
@@ -573,18 +402,7 @@ private:
         if (!actual.ok && actual.code == recv_errc::overflowed) ++stats_.overflowed;
         if (!actual.ok && actual.code == recv_errc::closed) ++stats_.closed_recvs;
         last_recv_ = actual;
-        if (options_.ghost) ghost_recv(id, actual, len_before);
-    }
-
-    recv_outcome outcome(const recv_result<int>& r) const {
-        if (r.has_value()) return recv_outcome{true, *r, {}, 0};
-        return recv_outcome{false, 0, r.error().code, r.error().missed};
-    }
-    template <class M = Msg>
-        requires(!std::is_same_v<M, int>)
-    recv_outcome outcome(const recv_result<M>& r) const {
-        if (r.has_value()) return recv_outcome{true, traits::value(*r), {}, 0};
-        return recv_outcome{false, 0, r.error().code, r.error().missed};
+        if (options_.ghost) check(ghost_.received(id, actual, len_before));
     }
 
     // Runs a blocking call that must not block (see watchdog).
@@ -617,18 +435,18 @@ private:
             const bool would_block = m.recv_would_block(id);
             // A waiting receive that is cancelled consumes nothing: the model does nothing.
             const recv_outcome expected =
-                would_block ? recv_outcome{false, 0, recv_errc::cancelled, 0} : outcome(m.try_recv(id));
+                would_block ? recv_outcome{false, 0, recv_errc::cancelled, 0} : to_outcome(m.try_recv(id));
             const bool stop_first = with_token && (b & 1) != 0;
             std::stop_source stop = stop_source_for(with_token || would_block);
             if (stop_first) stop.request_stop();
-            manual_scheduler scheduler;
+            bcast_support::manual_scheduler scheduler;
             auto task = await_recv(impl_->receiver_at(id), stop.get_token(), (b & 2) != 0 ? &scheduler : nullptr);
             const std::string problem = drive(task, stop, scheduler, (b & 2) != 0, would_block, stop_first);
             if (!problem.empty()) {
                 fail("async_recv on id " + std::to_string(id) + ": " + problem +
-                     (task.done() ? ", and it answered " + show(outcome(task.result())) : std::string()));
+                     (task.done() ? ", and it answered " + show(to_outcome(task.result())) : std::string()));
             }
-            const recv_outcome actual = outcome(task.result());
+            const recv_outcome actual = to_outcome(task.result());
             trace_.back() += " -> " + show(expected) + async_note(would_block, stop_first);
             expect_equal("async receive result", expected, actual);
             count_async(would_block);
@@ -636,7 +454,7 @@ private:
             if (!actual.ok && actual.code == recv_errc::overflowed) ++stats_.overflowed;
             if (!actual.ok && actual.code == recv_errc::closed) ++stats_.closed_recvs;
             last_recv_ = actual;
-            if (options_.ghost) ghost_recv(id, actual, len_before);
+            if (options_.ghost) check(ghost_.received(id, actual, len_before));
         }
     }
 
@@ -650,56 +468,26 @@ private:
             const bool would_block = m.broadcast_would_block();
             // A waiting send that is cancelled queues nothing and hands its message back.
             const send_outcome expected = would_block ? send_outcome{false, std::nullopt, send_errc::cancelled, value}
-                                                      : outcome(m.try_broadcast(id, value));
+                                                      : to_outcome(m.try_broadcast(id, value));
             const bool stop_first = with_token && (b & 1) != 0;
             std::stop_source stop = stop_source_for(with_token || would_block);
             if (stop_first) stop.request_stop();
-            manual_scheduler scheduler;
+            bcast_support::manual_scheduler scheduler;
             auto task = await_broadcast(impl_->sender_at(id), traits::make(value), stop.get_token(),
                                         (b & 2) != 0 ? &scheduler : nullptr);
             const std::string problem = drive(task, stop, scheduler, (b & 2) != 0, would_block, stop_first);
             if (!problem.empty()) {
                 fail("async_broadcast on id " + std::to_string(id) + ": " + problem +
-                     (task.done() ? ", and it answered " + show(outcome(task.result())) : std::string()));
+                     (task.done() ? ", and it answered " + show(to_outcome(task.result())) : std::string()));
             }
-            const send_outcome actual = outcome(task.result());
+            const send_outcome actual = to_outcome(task.result());
             trace_.back() += " -> " + show(expected) + async_note(would_block, stop_first);
             expect_equal("async send result", expected, actual);
             count_async(would_block);
             if (actual.ok) ++stats_.sent;
             if (actual.evicted) ++stats_.evicted;
-            if (options_.ghost) ghost_send(value, actual, len_before);
+            if (options_.ghost) check(ghost_.sent(value, actual, len_before));
         }
-    }
-
-    // Takes a just-started async operation to its end the only ways one thread
-    // can; returns what went wrong ("" if nothing). The task is done afterwards
-    // unless something went wrong; nothing is left in the scheduler.
-    template <class Task>
-    static std::string drive(Task& task, std::stop_source& stop, manual_scheduler& scheduler, bool via_scheduler,
-                             bool would_block, bool stop_first) {
-        if (!would_block || stop_first) {
-            // An answer at once, or a wait that a stop request before the call
-            // turns into `cancelled`: no suspension, no scheduler (R-ASYNC-1, R-ASYNC-4).
-            if (!task.done()) {
-                return would_block ? "suspended although stop was requested before the call"
-                                   : "suspended although the spec model says it need not wait";
-            }
-            if (scheduler.scheduled != 0) return "went through the scheduler although it did not wait";
-            stop.request_stop(); // after completion: must change nothing (checked by the comparisons that follow)
-            return {};
-        }
-        if (task.done()) return "did not wait although the spec model says it must";
-        stop.request_stop(); // the canceller completes it, and resumes it inline or through the scheduler (R-ASYNC-3)
-        const bool resumed_inline = task.done();
-        const std::size_t scheduled = scheduler.scheduled;
-        scheduler.resume_all(); // never leave a completed operation unresumed
-        if (!task.done()) return "a stop request did not end the wait";
-        if (via_scheduler && (resumed_inline || scheduled != 1)) {
-            return "was resumed inline, or handed to the scheduler " + std::to_string(scheduled) +
-                   " times, although a scheduler was given (once expected)";
-        }
-        return {};
     }
 
     static std::string async_note(bool would_block, bool stop_first) {
@@ -707,34 +495,9 @@ private:
         return stop_first ? " (stop before the call: not suspended)" : " (suspended, then stop requested)";
     }
 
-    // A stop source only where a token is used: a real one allocates its state.
-    static std::stop_source stop_source_for(bool needed) {
-        return needed ? std::stop_source() : std::stop_source(std::nostopstate);
-    }
-
     void count_async(bool cancelled) { ++(cancelled ? stats_.async_cancelled : stats_.async_answered); }
 
     // ---- checks after every command --------------------------------------------
-
-    struct snapshot {
-        std::size_t len, capacity, receivers, inactives, senders;
-        bool empty, full, closed, overflow, await_active;
-        friend bool operator==(const snapshot&, const snapshot&) = default;
-        friend std::ostream& operator<<(std::ostream& out, const snapshot& s) {
-            return out << std::boolalpha << "{len " << s.len << ", capacity " << s.capacity << ", receivers "
-                       << s.receivers << ", inactive " << s.inactives << ", senders " << s.senders << ", empty "
-                       << s.empty << ", full " << s.full << ", closed " << s.closed << ", overflow " << s.overflow
-                       << ", await_active " << s.await_active << "}";
-        }
-    };
-
-    template <class C>
-    static snapshot snapshot_of(const C& c, handle_id via) {
-        return snapshot{c.len(via),           c.capacity(via),   c.receiver_count(via),
-                        c.inactive_receiver_count(via), c.sender_count(via), c.is_empty(via),
-                        c.is_full(via),       c.is_closed(via),  c.overflow(via),
-                        c.await_active(via)};
-    }
 
     void compare_snapshots(const char* when) const {
         if (!has_handles()) return;
@@ -742,15 +505,18 @@ private:
         expect_equal(when, snapshot_of(*spec_, via), snapshot_of(*impl_, via));
     }
 
-    long live() const { return traits::counted ? tracked::live : 0; }
+    long live() const { return traits::counted ? instrumented_message::live.load() : 0; }
 
     void check_lifetimes(const char* when) const {
         if constexpr (traits::counted) {
             const long expected = has_handles() && spec_ ? static_cast<long>(spec_->len(any_handle())) : 0;
-            if (tracked::errors != 0) fail(std::string("lifetimes: a message was used or destroyed after its end, ") + when);
-            if (tracked::live - baseline_live_ != expected) {
-                fail(std::string("lifetimes: ") + std::to_string(tracked::live - baseline_live_) +
-                     " live messages, but " + std::to_string(expected) + " are queued, " + when);
+            if (instrumented_message::errors != 0) {
+                fail(std::string("lifetimes: a message was used or destroyed after its end, ") + when);
+            }
+            const long live_now = live() - baseline_live_;
+            if (live_now != expected) {
+                fail(std::string("lifetimes: ") + std::to_string(live_now) + " live messages, but " +
+                     std::to_string(expected) + " are queued, " + when);
             }
         }
     }
@@ -758,70 +524,7 @@ private:
     void after_command() {
         if (options_.snapshot) compare_snapshots("queries after the command");
         check_lifetimes("after the command");
-        if (options_.ghost && has_handles()) {
-            const bool closed = impl_->is_closed(any_handle());
-            if (closed_seen_ && !closed) fail("close: the channel reopened");
-            closed_seen_ = closed_seen_ || closed;
-        }
-    }
-
-    // ---- ghost checks (the named properties, on the implementation alone) -------
-
-    struct ghost_receiver {
-        std::uint64_t next = 0;   // sequence number (among accepted messages) of the next one it should get
-        bool saw_closed = false;
-    };
-
-    std::int64_t seq_of(int value) const {
-        const auto index = static_cast<std::size_t>(value);
-        return index < seq_of_.size() ? seq_of_[index] : -1;
-    }
-
-    void ghost_send(int value, const send_outcome& got, std::size_t len_before) {
-        if (!got.ok) {
-            if (got.returned != value) fail("close/send: a failed send did not hand back the same message");
-            if (closed_seen_ && got.code != send_errc::closed) fail("close: a send after close did not fail with closed");
-            return;
-        }
-        if (closed_seen_) fail("close: a send succeeded after the channel was closed");
-        if (got.evicted) {
-            const std::uint64_t oldest = sent_total_ - len_before;
-            if (seq_of(*got.evicted) != static_cast<std::int64_t>(oldest)) {
-                fail("overflow: the evicted message " + std::to_string(*got.evicted) + " is not the oldest queued one");
-            }
-        }
-        if (seq_of_.size() <= static_cast<std::size_t>(value)) seq_of_.resize(static_cast<std::size_t>(value) + 1, -1);
-        seq_of_[static_cast<std::size_t>(value)] = static_cast<std::int64_t>(sent_total_++);
-    }
-
-    void ghost_recv(handle_id id, const recv_outcome& got, std::size_t len_before) {
-        ghost_receiver& g = ghost_rx_[id];
-        const std::uint64_t head = sent_total_ - len_before; // the queue holds the last len() accepted messages
-        if (g.saw_closed && (got.ok || got.code != recv_errc::closed)) {
-            fail("close: a receiver that got closed got something else later");
-        }
-        if (g.next < head) {
-            if (got.ok || got.code != recv_errc::overflowed || got.missed != head - g.next) {
-                fail("lag: receiver " + std::to_string(id) + " is " + std::to_string(head - g.next) +
-                     " messages behind the oldest queued one and must get overflowed(" +
-                     std::to_string(head - g.next) + ") now, got " + show(got));
-            }
-            g.next = head;
-            return;
-        }
-        if (g.next == sent_total_) {
-            if (got.ok || got.code == recv_errc::overflowed) {
-                fail("lag/overflow: receiver " + std::to_string(id) + " has read everything sent since it started, yet got " +
-                     show(got));
-            }
-            if (got.code == recv_errc::closed) g.saw_closed = true;
-            return;
-        }
-        if (!got.ok || seq_of(got.value) != static_cast<std::int64_t>(g.next)) {
-            fail("overflow/lag: receiver " + std::to_string(id) + " must get the message with sequence number " +
-                 std::to_string(g.next) + " (received + missed == sent since it started), got " + show(got));
-        }
-        ++g.next;
+        if (options_.ghost && has_handles()) check(ghost_.closed_queried(impl_->is_closed(any_handle())));
     }
 
     // ---- the end of every program ---------------------------------------------
@@ -844,12 +547,7 @@ private:
                 closed_in_a_row = closed ? closed_in_a_row + 1 : 0;
             }
             if (closed_in_a_row < 2) fail("close: a receiver did not get closed (twice) after draining");
-            if (options_.ghost && ghost_rx_[id].next != sent_total_) {
-                fail("overflow: after draining, receiver " + std::to_string(id) +
-                     " has received or been told it missed messages up to sequence number " +
-                     std::to_string(ghost_rx_[id].next) + ", but " + std::to_string(sent_total_) +
-                     " were accepted (received + missed != sent since it started)");
-            }
+            if (options_.ghost) check(ghost_.drained(id));
         }
         for (handle_id id : std::vector<handle_id>(senders_)) run(op::try_broadcast, id);
         for (handle_id id : std::vector<handle_id>(inactives_)) run(op::drop_inactive, id);
@@ -867,11 +565,7 @@ private:
     recv_outcome last_recv_;
     long baseline_live_ = 0;
 
-    // ghost state
-    std::map<handle_id, ghost_receiver> ghost_rx_;
-    std::uint64_t sent_total_ = 0;   // accepted messages since the channel was created
-    std::vector<std::int64_t> seq_of_; // message value -> sequence number among accepted ones
-    bool closed_seen_ = false;
+    ghost_checks ghost_;
 };
 
 } // namespace bcast::prop

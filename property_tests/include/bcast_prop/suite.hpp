@@ -8,7 +8,11 @@
 // with its own mix of commands, runs each on the implementation and on
 // bcast::spec::model, compares every result (runner.hpp), and checks its named
 // statement on the implementation alone. A failure is shrunk to a minimal
-// program and printed with the seed; RC_PARAMS="reproduce=..." replays it.
+// program and printed with the seed and a command that replays that program:
+// BCAST_REPLAY='PROGRAM' runs the property on that one program instead of
+// generated ones, in whichever test binary the suite is compiled into (and for
+// bcast's own families, bcast_replay 'PROGRAM' as well).
+// RC_PARAMS="reproduce=..." replays the whole failing rapidcheck case.
 //
 // Programs per property: RC_PARAMS="max_success=N" if given, else the
 // environment variable BCAST_PROPERTY_SEQUENCES, else the compile definition
@@ -18,6 +22,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -142,6 +147,48 @@ inline bool rc_params_set(const char* key) {
     return params != nullptr && std::string(params).find(key) != std::string::npos;
 }
 
+// The path this test binary was started with, for a command line to copy.
+inline std::string this_binary() {
+    // GoogleTest keeps argv only behind this internal function (gtest-port.h).
+    const std::vector<std::string> argv = ::testing::internal::GetArgvs();
+    return argv.empty() ? std::string("<this test binary>") : argv.front();
+}
+
+// The commands that replay `prog` on the property being run now.
+template <class Family>
+std::string replay_hint(const program& prog) {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const std::string text = to_string(prog);
+    const std::string here = "BCAST_REPLAY='" + text + "' " + this_binary() + " --gtest_filter='" +
+                             info->test_suite_name() + "." + info->name() + "'";
+    // bcast_replay (src/replay.cpp) runs bcast's own families only; they say so.
+    if constexpr (requires { requires Family::replayed_by_bcast_replay; }) {
+        return "\n  replay: bcast_replay '" + text + "'\n      or: " + here;
+    } else {
+        return "\n  replay: " + here;
+    }
+}
+
+// BCAST_REPLAY='PROGRAM': the property runs that one program, printing its
+// trace, instead of generated ones (see replay_hint).
+template <class Impl, class Msg>
+void replay_one(const std::string& text, check_options options) {
+    std::string error;
+    const std::optional<program> prog = parse_program(text, &error);
+    if (!prog) {
+        FAIL() << "BCAST_REPLAY: cannot parse '" << text << "': " << error;
+    }
+    std::cout << "BCAST_REPLAY: program: " << *prog << std::endl;
+    runner<Impl, Msg> run(options);
+    try {
+        run.run(*prog);
+    } catch (const mismatch& failure) {
+        FAIL() << "BCAST_REPLAY: the program fails:\n" << failure.what();
+    }
+    for (std::size_t i = 0; i < run.trace().size(); ++i) std::cout << "    " << i << ". " << run.trace()[i] << "\n";
+    std::cout << "BCAST_REPLAY: ok" << std::endl;
+}
+
 template <class Family, class Msg>
 void check_property(const profile& p, check_options options = {}) {
     using impl = typename Family::template channel<Msg>;
@@ -156,9 +203,14 @@ void check_property(const profile& p, check_options options = {}) {
     if (!rc_params_set("max_size")) params.maxSize = 200; // programs of up to 200 commands (+ prefix)
 
     // BCAST_PROPERTY_CHECKS=named: judge by the named properties alone, not by
-    // comparing results with the model (run_mutants.sh shows both).
+    // comparing results with the model (model_tests/mutants/run_mutants.py --checker property shows both).
     if (const char* checks = std::getenv("BCAST_PROPERTY_CHECKS"); checks != nullptr && std::string(checks) == "named") {
         options.compare = false;
+    }
+
+    if (const char* replay = std::getenv("BCAST_REPLAY")) {
+        replay_one<impl, Msg>(replay, options);
+        return;
     }
 
     run_stats total;
@@ -170,7 +222,7 @@ void check_property(const profile& p, check_options options = {}) {
             try {
                 run.run(prog);
             } catch (const mismatch& failure) {
-                RC_FAIL(std::string(failure.what()) + "\n  replay: bcast_replay '" + to_string(prog) + "'");
+                RC_FAIL(std::string(failure.what()) + replay_hint<Family>(prog));
             }
             total += run.stats();
         },
@@ -206,12 +258,12 @@ void check_property(const profile& p, check_options options = {}) {
     }                                                                                                          \
     /* Every message destroyed exactly once, as soon as no receiver can read it. */                            \
     TEST(Name, lifetimes) {                                                                                    \
-        ::bcast::prop::suite::check_property<Family, ::bcast::prop::tracked>(                                  \
+        ::bcast::prop::suite::check_property<Family, ::bcast::prop::instrumented_message>(                     \
             ::bcast::prop::suite::lifetimes_profile());                                                        \
     }                                                                                                          \
     /* A throwing copy in try_recv changes nothing; the retry delivers the same message. */                    \
     TEST(Name, exception_safety) {                                                                             \
-        ::bcast::prop::suite::check_property<Family, ::bcast::prop::tracked>(                                  \
+        ::bcast::prop::suite::check_property<Family, ::bcast::prop::instrumented_message>(                     \
             ::bcast::prop::suite::exception_profile());                                                        \
     }                                                                                                          \
     static_assert(true, "")
