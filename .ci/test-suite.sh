@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian machine: installs what is missing,
-# builds the `ci` preset (this tree plus the nested TSan and ASan+UBSan trees),
+# builds the `ci` preset (this tree, warnings as errors, plus the nested TSan
+# and ASan+UBSan trees; the style checks are ctests of this tree),
 # and runs ctest once. Its last lines are ctest's summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."

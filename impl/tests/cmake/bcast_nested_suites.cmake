@@ -19,6 +19,7 @@ function(bcast_nested_suite name compiler sanitize)
                 -DBCAST_SANITIZE=${sanitize}
                 -DBCAST_BUILD_BENCH=OFF
                 -DBCAST_NESTED_SUITES=OFF
+                -DBCAST_WERROR=${BCAST_WERROR} # the ci preset's ON reaches the sanitizer trees
             --test-command ${CMAKE_CTEST_COMMAND} -L "${BCAST_SANITIZE_LABELS}" --output-on-failure --timeout 600)
     set_tests_properties(${name} PROPERTIES LABELS "nested" TIMEOUT 1800)
 endfunction()

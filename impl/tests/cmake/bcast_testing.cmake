@@ -1,11 +1,20 @@
 # Test helpers shared by every test folder.
 #
 # bcast_sanitized: whether this tree is a sanitizer tree (BCAST_SANITIZE set).
+# bcast_have_gtest: whether GoogleTest was found; bcast_gtest() needs it, so
+#   each folder that calls it is skipped (with a status line) without it.
+# bcast_test_options: the warning set (-Werror with BCAST_WERROR) and the
+#   debug invariant checks, for every test, example and tool binary.
 # bcast_gtest(NAME <target> SOURCES ... [LIBS ...] [LABELS ...])
 #   A GoogleTest executable whose tests are registered one by one, with the
 #   channel's debug invariant checks on (NDEBUG removed).
-find_package(GTest REQUIRED)
-include(GoogleTest)
+find_package(GTest QUIET)
+if(GTest_FOUND)
+    set(bcast_have_gtest ON)
+    include(GoogleTest)
+else()
+    set(bcast_have_gtest OFF)
+endif()
 
 if(BCAST_SANITIZE)
     set(bcast_sanitized ON)
@@ -17,7 +26,7 @@ endif()
 
 # Debug invariant checks and asserts in every test binary, whatever the build type.
 add_library(bcast_test_options INTERFACE)
-target_compile_options(bcast_test_options INTERFACE -UNDEBUG -Wall -Wextra -Wpedantic -Werror)
+target_compile_options(bcast_test_options INTERFACE -UNDEBUG -Wall -Wextra -Wpedantic $<$<BOOL:${BCAST_WERROR}>:-Werror>)
 
 function(bcast_gtest)
     cmake_parse_arguments(arg "" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
