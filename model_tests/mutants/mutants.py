@@ -1,0 +1,307 @@
+"""The seeded bugs (mutants) of impl/ and the checks that must kill them: the
+one place to register a mutant. run_mutants.py applies them at run time.
+
+Each entry has a name, what it breaks, the checkers that must kill it
+(RELACY: the model-checked suites in model_tests/relacy fail; PROPERTY: a
+property of property_tests/src/properties.cpp fails), and its edits. A
+control is the correct twin of a mutant: it must fail exactly the Relacy
+suites it lists, which shows what its mutant dies of.
+
+An edit is replace(file, code, replacement). `code` is the code it replaces;
+it is matched on tokens, comments and whitespace ignored, and must occur
+exactly once in the file, so rewording a comment in impl/ breaks nothing and a
+changed line of code is reported by name (`run_mutants.py --check-anchors`,
+the ctest mutants.anchors). Quote only as much code as makes the match
+unique. The replacement is inserted as written (write it at the indentation
+of the code it replaces); it takes the place of the matched lines whole, so
+a comment that ends the last matched line goes with them. Every edit of an
+entry is matched against the unmodified file. Mark each change `MUTANT:` so a
+Relacy history that points at it reads as the bug.
+
+Adding a mutant: add an entry below, then
+    python3 model_tests/mutants/run_mutants.py --check-anchors
+    python3 model_tests/mutants/run_mutants.py NAME      # must say KILLED
+"""
+from dataclasses import dataclass
+
+RELACY = "relacy"
+PROPERTY = "property"
+
+CHANNEL_STATE = "impl/include/bcast/detail/channel_state.hpp"
+SLOT_RING = "impl/include/bcast/detail/slot_ring.hpp"
+WAITER = "impl/include/bcast/detail/waiter.hpp"
+
+
+@dataclass(frozen=True)
+class Edit:
+    file: str  # relative to the repository root; always under impl/
+    code: str  # the code replaced (comments and whitespace do not matter)
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    what: str
+    killers: tuple  # RELACY and/or PROPERTY; empty for a control
+    edits: tuple
+    expected_failures: tuple = ()  # controls only: the Relacy suites it must fail, no others
+
+    @property
+    def kind(self):
+        return "control" if self.is_control else "mutant"
+
+    @property
+    def is_control(self):
+        return not self.killers
+
+
+def replace(file, code, replacement):
+    return Edit(file, code, replacement.strip("\n"))
+
+
+MUTANTS = []
+
+
+def mutant(name, what, killers, *edits):
+    MUTANTS.append(Mutant(name, what, tuple(killers), tuple(edits)))
+
+
+def control(name, what, expected_failures, *edits):
+    MUTANTS.append(Mutant(name, what, (), tuple(edits), tuple(sorted(expected_failures))))
+
+
+# ---- lost wakeups: a condition-variable wait that nobody ends -------------------
+
+mutant("notify-one-receivers", "a message wakes one blocked receiver, not all of them (each wants it)", [RELACY],
+       replace(CHANNEL_STATE, "if (waiting_receivers_.get() != 0) receivers_cv_.notify_all();", """
+        if (waiting_receivers_.get() != 0) receivers_cv_.notify_one(); // MUTANT: one instead of all
+"""))
+
+mutant("no-wake-on-close", "close() does not wake blocked receivers (R-CLOSE-6)", [RELACY],
+       replace(CHANNEL_STATE, "wake_all_senders(); wake_all_receivers(); return true;", """
+        wake_all_senders();
+        // MUTANT: blocked receivers are not woken on close
+        return true;
+"""))
+
+mutant("no-wake-on-capacity-growth", "set_capacity() growing wakes no blocked sender (docs/mutant-walkthrough.md)",
+       [RELACY],
+       replace(CHANNEL_STATE, "if (new_capacity > old_capacity) wake_all_senders();", """
+        static_cast<void>(old_capacity); // MUTANT: growth wakes nobody
+"""))
+
+mutant("no-wake-on-overflow-on", "turning overflow on wakes no sender blocked on a full channel", [RELACY],
+       replace(CHANNEL_STATE, "if (enabled && !overflow_.get()) wake_all_senders();", """
+        // MUTANT: turning overflow on wakes nobody
+"""))
+
+mutant("no-wake-on-await-active-off", "turning await_active off wakes no sender waiting for a receiver", [RELACY],
+       replace(CHANNEL_STATE, "if (!enabled && await_active_.get()) wake_all_senders();", """
+        // MUTANT: turning await_active off wakes nobody
+"""))
+
+mutant("recv-frees-slot-silently", "the last reader taking a message frees a slot and wakes no sender", [RELACY],
+       replace(CHANNEL_STATE, "pos.store(current + 1); wake_one_sender();", """
+            pos.store(current + 1);
+            // MUTANT: the freed slot wakes no sender
+"""))
+
+mutant("no-wake-on-activate", "the first active receiver wakes no sender waiting for one (R-LIFE-6)", [RELACY],
+       replace(CHANNEL_STATE, "if (receiver_count_.get() == 1) wake_all_senders();", """
+        // MUTANT: the first active receiver wakes no waiting sender
+"""))
+
+mutant("wake-one-sender-off-by-one", "a freed slot wakes a sender only when two or more wait", [RELACY],
+       replace(CHANNEL_STATE, "if (waiting_senders_.get() != 0) senders_cv_.notify_one();", """
+        if (waiting_senders_.get() > 1) senders_cv_.notify_one(); // MUTANT: off by one, a lone waiter is missed
+"""))
+
+mutant("drop-frees-slot-silently", "a dropped receiver that frees one slot wakes no sender", [RELACY],
+       replace(CHANNEL_STATE, "} else if (freed == 1) { wake_one_sender(); }", """
+        } else if (freed == 1) {
+            // MUTANT: one freed slot wakes no sender
+        }
+"""))
+
+mutant("last-receiver-wakes-one", "the last active receiver leaving wakes one of the blocked senders (the bug "
+       "fixed in 55aac32)", [RELACY],
+       replace(CHANNEL_STATE, "if (freed > 1 || receiver_count_.get() == 0) {", """
+        if (freed > 1) { // MUTANT: the pre-55aac32 code: the last active receiver leaving wakes one sender
+"""))
+
+mutant("recv-if-instead-of-while", "a woken receiver trusts the wakeup: `if` instead of the re-check loop "
+       "(only spurious wakeups, from the random scheduler, show it)", [RELACY],
+       replace(CHANNEL_STATE, "timed_out = wait(section.lock(), receivers_cv_, waiting_receivers_, deadline);", """
+            timed_out = wait(section.lock(), receivers_cv_, waiting_receivers_, deadline);
+            if (!timed_out) { // MUTANT: `if` instead of `while`: trusts the wakeup, no re-check loop
+                recv_result<T> again = attempt_recv(pos);
+                return again;
+            }
+"""))
+
+# ---- shared state read outside the lock: data races -----------------------------
+
+mutant("len-read-outside-lock", "len() reads the ring's size without the lock", [RELACY],
+       replace(CHANNEL_STATE, "std::size_t len() const { lock_type lock(mutex_); return ring_.size(); }", """
+    std::size_t len() const {
+        return ring_.size(); // MUTANT: counter read outside the lock
+    }
+"""))
+
+mutant("closed-flag-without-lock", "is_closed() reads the closed flag without the lock", [RELACY],
+       replace(CHANNEL_STATE, "bool is_closed() const { return read(closed_); }", """
+    bool is_closed() const { return closed_.get(); } // MUTANT: plain shared flag read without the lock
+"""))
+
+mutant("copy-reads-position-outside-lock", "a receiver copy reads the original's position before locking "
+       "(docs/position-question-relacy.md)", [RELACY],
+       replace(CHANNEL_STATE, "critical_section section(*this); const std::uint64_t pos = original.load();", """
+        const std::uint64_t pos = original.load(); // MUTANT: the original's position read before locking
+        critical_section section(*this);
+"""))
+
+
+# A lock-free "nothing new" fast path in try_recv, on hints published by the
+# sender and by close. With relaxed atomics it is a mutant; its seq_cst twin
+# (the control below) must pass all but the suites it lists, which shows the
+# mutant dies of its memory order, not of the fast path's logic.
+def empty_fastpath(order, mark):
+    reason = "seq_cst: correct" if order == "seq_cst" else "seq_cst needed"
+    return (
+        replace(CHANNEL_STATE, "recv_result<T> try_recv(position& pos) { critical_section section(*this);", f"""
+    recv_result<T> try_recv(position& pos) {{
+        // {mark}: a lock-free "nothing new" fast path whose tail/closed hints
+        // are published and read with memory_order_{order} ({reason}).
+        if (pos.load() == published_tail_.load(std::memory_order_{order}) &&
+            !published_closed_.load(std::memory_order_{order}))
+            return recv_result<T>(error_tag, recv_error{{recv_errc::empty, 0}});
+        critical_section section(*this);
+"""),
+        replace(CHANNEL_STATE, "ring_.push_back(std::move(message), readers);", f"""
+        ring_.push_back(std::move(message), readers); // R-SEND-2: every active receiver reads it
+        published_tail_.store(tail_pos(), std::memory_order_{order}); // {mark} (see try_recv)
+"""),
+        replace(CHANNEL_STATE, "closed_.set(true);", f"""
+        closed_.set(true); // permanent (R-CLOSE-4)
+        published_closed_.store(true, std::memory_order_{order}); // {mark} (see try_recv)
+"""),
+        replace(CHANNEL_STATE, "typename Primitives::template var<std::size_t> waiting_receivers_;", f"""
+    typename Primitives::template var<std::size_t> waiting_receivers_;   // threads inside receivers_cv_.wait
+    typename Primitives::template atomic<std::uint64_t> published_tail_{{0}}; // {mark}
+    typename Primitives::template atomic<bool> published_closed_{{false}};    // {mark}
+"""),
+    )
+
+
+mutant("empty-fastpath-relaxed", "try_recv's lock-free empty check reads hints published with "
+       "memory_order_relaxed", [RELACY], *empty_fastpath("relaxed", "MUTANT"))
+
+# The listed failure is itself the answer to the position question: an
+# unlocked read of a receiver's position is a data race under plain_position
+# when one receiver object is shared by two threads (Relacy: DATA RACE in
+# plain_position::load); the atomic position policies make it race-free.
+control("empty-fastpath-seq-cst", "the seq_cst twin of empty-fastpath-relaxed: must pass every suite but "
+        "the shared-receiver data race on a plain position", ["position/shared_unsync/plain"],
+        *empty_fastpath("seq_cst", "CONTROL"))
+
+# ---- the async waiter lists (R-ASYNC-2): the check and the registration in two
+# critical sections, so an event in between finds no waiter to complete -----------
+
+mutant("register-after-recheck", "start_recv checks and queues its waiter in two critical sections", [RELACY],
+       replace(CHANNEL_STATE, "bool start_recv(recv_waiter_type& waiter) { critical_section section(*this);", """
+    bool start_recv(recv_waiter_type& waiter) {
+        { // MUTANT: the check and the registration are two critical sections
+        critical_section section(*this);
+"""),
+       replace(CHANNEL_STATE, "queue(recv_waiters_, waiter);", """
+        } // MUTANT: the lock is released here; a message sent now finds no waiter
+        critical_section section(*this);
+        queue(recv_waiters_, waiter);
+"""))
+
+mutant("send-register-after-recheck", "start_send checks and queues its waiter in two critical sections", [RELACY],
+       replace(CHANNEL_STATE, "bool start_send(send_waiter_type& waiter) { critical_section section(*this);", """
+    bool start_send(send_waiter_type& waiter) {
+        { // MUTANT: the check and the registration are two critical sections
+        critical_section section(*this);
+"""),
+       replace(CHANNEL_STATE, "queue(send_waiters_, waiter);", """
+        } // MUTANT: the lock is released here; a slot freed now finds no waiter
+        critical_section section(*this);
+        queue(send_waiters_, waiter);
+"""))
+
+mutant("async-no-settle", "a new message (or close) does not mark the async receive list", [RELACY],
+       replace(CHANNEL_STATE, "if (!recv_waiters_.empty()) mark(receivers_changed);", """
+        // MUTANT: a message (or close) does not mark the async receive list
+"""))
+
+mutant("async-no-settle-on-free-slot", "a freed slot does not mark the async send list", [RELACY],
+       replace(CHANNEL_STATE, "if (waiting_senders_.get() != 0) senders_cv_.notify_one(); "
+                              "if (!send_waiters_.empty()) mark(senders_changed);", """
+        if (waiting_senders_.get() != 0) senders_cv_.notify_one(); // one freed slot serves one sender
+        // MUTANT: a freed slot does not mark the async send list
+"""))
+
+mutant("waiters-lifo", "the waiter list pushes at the front: waiters served newest first", [RELACY],
+       replace(WAITER, "node.prev = tail_; if (tail_ != nullptr) tail_->next = &node; else head_ = &node; "
+                       "tail_ = &node;", """
+        node.next = head_; // MUTANT: LIFO, the newest waiter goes in front
+        if (head_ != nullptr) head_->prev = &node;
+        else tail_ = &node;
+        head_ = &node;
+"""))
+
+mutant("cancel-checked-first", "start_recv answers `cancelled` to an early cancel even when a message is "
+       "there (R-ASYNC-4)", [RELACY],
+       replace(CHANNEL_STATE, "bool start_recv(recv_waiter_type& waiter) { critical_section section(*this);", """
+    bool start_recv(recv_waiter_type& waiter) {
+        critical_section section(*this);
+        if (waiter.cancel_requested.get()) { // MUTANT: an early cancel wins even when a message is there
+            waiter.result.emplace(error_tag, recv_error{recv_errc::cancelled, 0});
+            return false;
+        }
+"""))
+
+# ---- wrong answers, visible single-threaded: the property tests kill these too ----
+
+mutant("missed-count-off-by-one", "`overflowed(n)` reports one more than was missed", [RELACY, PROPERTY],
+       replace(CHANNEL_STATE, "return recv_result<T>(error_tag, recv_error{recv_errc::overflowed, head - current});", """
+            return recv_result<T>(error_tag, recv_error{recv_errc::overflowed, head - current + 1}); // MUTANT: one too many
+"""))
+
+mutant("copy-starts-at-tail", "a receiver copy starts at the tail instead of at the original's position",
+       [RELACY, PROPERTY],
+       replace(CHANNEL_STATE, "const std::uint64_t pos = original.load();", """
+        static_cast<void>(original); // MUTANT: the copy starts at the tail
+        const std::uint64_t pos = tail_pos();
+"""))
+
+mutant("drop-keeps-unread", "a dropped or deactivated receiver does not release its unread messages",
+       [RELACY, PROPERTY],
+       replace(CHANNEL_STATE, "for (std::size_t index = first_unread_index(pos.load()); index < ring_.size(); ++index) "
+                              "{ ring_.set_pending_readers(index, ring_.pending_readers(index) - 1); }", """
+        static_cast<void>(pos); // MUTANT: the receiver's unread messages are not released
+"""))
+
+mutant("evict-newest", "overflow evicts (and hands back) the newest message instead of the oldest",
+       [RELACY, PROPERTY],
+       replace(CHANNEL_STATE, "evicted.emplace(ring_.pop_front()); head_pos_.set(head_pos_.get() + 1);", """
+            evicted.emplace(ring_.pop_back()); // MUTANT: the newest goes back to the sender
+"""),
+       replace(SLOT_RING, "advance_front(); return message; }", """
+        advance_front();
+        return message;
+    }
+
+    // MUTANT: removes the newest message and hands it to the caller.
+    T pop_back() noexcept {
+        BCAST_ASSERT(size() != 0);
+        slot& back = at(size() - 1);
+        T message(std::move(back.message()));
+        back.message().~T();
+        size_.set(size() - 1);
+        return message;
+    }
+"""))
