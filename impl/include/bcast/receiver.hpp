@@ -15,6 +15,7 @@
 #include "detail/async_operation.hpp"
 #include "detail/deadline.hpp"
 #include "detail/handle_base.hpp"
+#include "detail/inspector_fwd.hpp"
 #include "fwd.hpp"
 
 namespace bcast {
@@ -42,7 +43,8 @@ namespace bcast {
 /// which is an independent receiver with its own position (R-THREAD-1). The
 /// `const` members may be called from any thread at any time. Two threads
 /// calling try_recv() on one object without a lock would not corrupt the
-/// channel (the position is touched only under its mutex), but they would
+/// channel (the channel touches the position only under its mutex; only
+/// moving and swapping the handle touch it without one), but they would
 /// split the messages between them instead of each seeing all of them
 /// (docs/position-question-relacy.md).
 ///
@@ -292,9 +294,12 @@ public:
 
 private:
     friend struct detail::handle_access;
+    // The Relacy checker (model_tests/relacy/inspector.hpp) takes the address of pos_ to build
+    // an async receive's waiter node, as async_recv() does; it never reads or writes it.
+    friend struct detail::state_inspector;
     receiver(typename base::state_type* state, std::uint64_t pos) noexcept : base(state), pos_(pos) {}
 
-    typename Primitives::position pos_; // next sequence number to read; touched only under the channel lock
+    typename Primitives::position pos_; // next sequence number to read; read and written under the channel lock, except by move and swap
 };
 
 } // namespace bcast

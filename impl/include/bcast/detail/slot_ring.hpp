@@ -30,8 +30,12 @@ class slot_ring {
     struct slot {
         // Active receivers that have not read this message yet. Invariant: >= 1
         // while the slot is occupied (a message nobody needs is removed at once,
-        // R-MSG-1). Every access to `storage` is preceded by an access to this
-        // field, so a checker that traces it sees any race on the message too.
+        // R-MSG-1). `storage` itself is not traced. A receive reads this field
+        // before it touches the message, and push_back and grow write it next
+        // to theirs; eviction (pop_front in a send), a shrink and ~slot_ring
+        // (drop_front) do not, but every access goes through at(), which reads
+        // the traced front_index_, and a removal then writes it. So a checker
+        // that traces these fields sees a race on a message through them.
         typename Primitives::template var<std::size_t> pending_readers;
         alignas(T) std::byte storage[sizeof(T)];
 

@@ -8,9 +8,11 @@
 //
 //   channel list --(completed under the lock)--> completed list --(after the unlock)--> on_complete()
 //
-// Everything in a waiter except `on_complete` and `context` is guarded by the
-// channel mutex while the waiter is queued; once completed it belongs to the
-// thread that runs on_complete(), and after that to the operation's owner.
+// Everything in a waiter except `on_complete` is guarded by the channel mutex
+// while the waiter is queued; `on_complete` is set by the owner before the
+// waiter is first offered to the channel and only read after that. Once
+// completed a waiter belongs to the thread that runs on_complete(), and after
+// that to the operation's owner.
 #pragma once
 
 #include <exception>
