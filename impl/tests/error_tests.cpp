@@ -1,7 +1,8 @@
-// R-ERR-1, R-ERR-2: error codes and their display strings.
+// R-ERR-1, R-ERR-2, R-ERR-3: error codes, their display strings, std::error_code.
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <system_error>
 
 #include <bcast/bcast.hpp>
 
@@ -44,6 +45,38 @@ TEST(errors, value_of_an_error_result_throws_bad_result_access) { // R-ERR-1
     const auto sent = tx.try_broadcast(5);
     EXPECT_TRUE(sent);
     EXPECT_FALSE(sent.value().has_value());
+}
+
+TEST(errors, codes_convert_to_error_code_with_upstream_messages) { // R-ERR-3
+    const std::error_code full = send_errc::full;
+    EXPECT_EQ(full.message(), "sending into a full channel");
+    EXPECT_STREQ(full.category().name(), "bcast.send");
+    EXPECT_EQ(full, send_errc::full);
+    const std::error_code closed = make_error_code(recv_errc::closed);
+    EXPECT_EQ(closed.message(), "receiving from an empty and closed channel");
+    EXPECT_STREQ(closed.category().name(), "bcast.recv");
+    // Same value, different category: a send code is never a receive code.
+    EXPECT_NE(std::error_code(send_errc::closed), std::error_code(recv_errc::empty));
+    EXPECT_NE(full, recv_errc::empty);
+    try {
+        throw std::system_error(recv_errc::overflowed);
+    } catch (const std::system_error& error) {
+        EXPECT_EQ(error.code(), recv_errc::overflowed);
+        EXPECT_EQ(error.code().message(), "receiving operation observed lost messages");
+    }
+}
+
+TEST(errors, no_code_is_the_zero_error_code) { // R-ERR-3
+    for (auto code : {send_errc::full, send_errc::closed, send_errc::inactive, send_errc::timed_out,
+                      send_errc::cancelled}) {
+        EXPECT_TRUE(std::error_code(code)) << to_string(code);
+        EXPECT_EQ(std::error_code(code).message(), to_string(code));
+    }
+    for (auto code : {recv_errc::empty, recv_errc::closed, recv_errc::overflowed, recv_errc::timed_out,
+                      recv_errc::cancelled}) {
+        EXPECT_TRUE(std::error_code(code)) << to_string(code);
+        EXPECT_EQ(std::error_code(code).message(), to_string(code));
+    }
 }
 
 } // namespace

@@ -9,13 +9,16 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <system_error>
+#include <type_traits>
 #include <utility>
 
 namespace bcast {
 
 /// Why a send failed (R-ERR-1). The message always comes back with it (R-SEND-5).
+/// The values start at 1: as a std::error_code, 0 means "no error" (R-ERR-3).
 enum class send_errc {
-    full,      ///< Overflow off and len() == capacity(); only try_broadcast() reports it (R-SEND-1).
+    full = 1,  ///< Overflow off and len() == capacity(); only try_broadcast() reports it (R-SEND-1).
     closed,    ///< The channel is closed (R-CLOSE-5). Checked first, so a full closed channel says `closed`.
     inactive,  ///< No active receiver: from try_broadcast(), or broadcast() with await_active off (R-ACT-1, R-ACT-2).
     timed_out, ///< broadcast_for() / broadcast_until() ran out of time while they would still wait (R-SEND-4).
@@ -23,8 +26,9 @@ enum class send_errc {
 };
 
 /// Why a receive returned no message (R-ERR-1).
+/// The values start at 1: as a std::error_code, 0 means "no error" (R-ERR-3).
 enum class recv_errc {
-    empty,      ///< Nothing new for this receiver and the channel is open; only try_recv() reports it (R-RECV-1).
+    empty = 1,  ///< Nothing new for this receiver and the channel is open; only try_recv() reports it (R-RECV-1).
     closed,     ///< Closed, and this receiver has drained everything (R-CLOSE-5). Permanent.
     overflowed, ///< This receiver lost recv_error::missed messages and now continues at the oldest kept one (R-OVF-2). Reported once.
     timed_out,  ///< recv_for() / recv_until() ran out of time while the channel was open and had nothing new (R-RECV-5).
@@ -133,4 +137,64 @@ std::ostream& operator<<(std::ostream& out, const send_error<T>& error) {
     return out << to_string(error.code);
 }
 
+// ---- std::error_code support (R-ERR-3) -------------------------------------
+// The codes are error-code enums, so code that already handles std::error_code
+// (logging, std::system_error, an error-code based API) takes them as they are:
+// `std::error_code ec = send_errc::full; ec.message()` is upstream's wording.
+
+/// @cond BCAST_DETAIL
+namespace detail {
+
+// One category per enum: a send code and a receive code with the same value
+// are different errors.
+template <class Errc, const char* Name>
+class errc_category final : public std::error_category {
+public:
+    const char* name() const noexcept override { return Name; }
+    std::string message(int value) const override { return to_string(static_cast<Errc>(value)); }
+};
+
+inline constexpr char send_category_name[] = "bcast.send";
+inline constexpr char recv_category_name[] = "bcast.recv";
+
+} // namespace detail
+/// @endcond
+
+/// The error category of send_errc: name "bcast.send", messages as to_string() (R-ERR-3).
+/// @complexity O(1). @blocking Never. @threadsafety Any thread.
+/// @return The one category object.
+inline const std::error_category& send_category() noexcept {
+    static const detail::errc_category<send_errc, detail::send_category_name> category;
+    return category;
+}
+
+/// The error category of recv_errc: name "bcast.recv", messages as to_string() (R-ERR-3).
+/// @complexity O(1). @blocking Never. @threadsafety Any thread.
+/// @return The one category object.
+inline const std::error_category& recv_category() noexcept {
+    static const detail::errc_category<recv_errc, detail::recv_category_name> category;
+    return category;
+}
+
+/// `code` as a std::error_code in send_category(), found by argument-dependent
+/// lookup (R-ERR-3). @param code The code. @return The error code; never 0.
+inline std::error_code make_error_code(send_errc code) noexcept {
+    return {static_cast<int>(code), send_category()};
+}
+
+/// `code` as a std::error_code in recv_category(), found by argument-dependent
+/// lookup (R-ERR-3). @param code The code. @return The error code; never 0.
+inline std::error_code make_error_code(recv_errc code) noexcept {
+    return {static_cast<int>(code), recv_category()};
+}
+
 } // namespace bcast
+
+/// @cond BCAST_STD_SPECIALIZATIONS
+// send_errc converts to std::error_code (R-ERR-3).
+template <>
+struct std::is_error_code_enum<bcast::send_errc> : std::true_type {};
+// recv_errc converts to std::error_code (R-ERR-3).
+template <>
+struct std::is_error_code_enum<bcast::recv_errc> : std::true_type {};
+/// @endcond
