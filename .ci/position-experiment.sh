@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The main job: the position experiment (plain vs atomic receiver position,
 # and the Rust peers), quick mode unless --full is given.
 set -euo pipefail

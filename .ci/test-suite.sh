@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The whole test suite, from a fresh Debian machine: installs what is missing,
 # builds the `ci` preset (this tree, warnings as errors, plus the nested TSan
 # and ASan+UBSan trees; the style checks are ctests of this tree),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // See async_cases.hpp. Compiled against impl/include for bcast_counts_plain and
 // against the generated direct-std headers for bcast_counts_direct.
 #include "async_cases.hpp"

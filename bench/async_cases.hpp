@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The async row's workload for the instruction counts (async_cases.cpp, its
 // own translation unit, linked into bcast_counts_plain and bcast_counts_direct
 // so that the zero-cost check covers the async path as well).

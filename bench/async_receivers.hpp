@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The receiving side of the async row, shared by async_rows.cpp (bcast_bench)
 // and async_cases.cpp (the instruction counts), so that both measure the same
 // receivers. Each of those stays its own translation unit (see async_rows.cpp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The async row of bcast_bench: what co_await costs next to the try calls
 // (docs/async.md, docs/position-design.md).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The async row of bcast_bench (async_rows.cpp, its own translation unit).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast_bench: the timed half of the position experiment (docs/position-design.md).
 //
 // Rows (names are what run_experiment.py parses):

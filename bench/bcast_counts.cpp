@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast_counts: the instruction-count half of the position experiment.
 //
 // Meant to run under `valgrind --tool=callgrind --dump-instr=yes` (see

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Instruction counts of the single-thread cases under callgrind.
 
 Runs bcast_counts (and, if given, the zero-cost pair bcast_counts_plain and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The benchmark's workloads, shared by the timed binary (bcast_bench, Google
 // Benchmark) and the instruction-count binary (bcast_counts, callgrind), so
 // both measure exactly the same loop.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Times the same bcast_bench rows in several builds, alternating, on one machine.
 
 For a before/after comparison of one change (for example the try calls before

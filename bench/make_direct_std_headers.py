@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Writes a copy of bcast's headers with the std types written in directly.
 
 The zero-cost check (docs/position-design.md) compares the templated std build

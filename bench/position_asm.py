@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """What each position design compiles to: assembly diffs against the plain position.
 
 Compiles bench/position_asm_probe.cpp to assembly (-O2, the benchmark's flags)

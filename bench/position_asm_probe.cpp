@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Compiled to assembly only (position_asm.py, -O2 -S): one out-of-line
 // try_recv per position design, so the instructions each design emits for the
 // receiver's position can be compared line by line. Not linked into anything.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A fifth position design, for the benchmark only: upstream's PR #70 as written.
 //
 // PR #70 (async-broadcast) advanced the receiver's position with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The position experiment (docs/position-design.md), end to end.
 
 Should a receiver's read position be a plain integer or an atomic? This script

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # ctest smoke test of bcast_bench (label bench-smoke): a tiny run must exit 0
 # and print one row of every kind. Timings are not checked: on a shared VM they
 # prove nothing, and the experiment itself reports them.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Checks that README.md and docs/ cannot drift from the code (ctest label docs).
 
   check_docs.py counts   [options]   every count the pages state ("44 typed

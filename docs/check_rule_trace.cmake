@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Checks that every rule of spec/rules.md can be traced: its ID appears in
 # docs/semantics.md (the user's contract), in impl/ (its code or the public
 # headers' doc comments) and in a test (spec/tests, impl/tests, model_tests or

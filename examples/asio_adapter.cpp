@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The optional Asio adapter (bcast/asio.hpp): bcast's async calls with Asio
 // completion tokens (R-ASYNC-1). One io_context thread runs everything, so the
 // transcript is deterministic:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Coroutines instead of threads: `co_await tx.async_broadcast(...)` and
 // `co_await rx.async_recv()` suspend the coroutine, not the thread, where the
 // blocking calls would wait, and give the same answers (R-ASYNC-1,

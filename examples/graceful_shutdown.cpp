@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Graceful shutdown with close: closing stops new messages at once but loses
 // none that were accepted. Every receiver drains what it still has, then sees
 // `closed` (R-CLOSE-5); every waiting sender and receiver wakes (R-CLOSE-6);

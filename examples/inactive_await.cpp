@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Inactive receivers and await_active: a service that publishes only while
 // someone listens. An inactive receiver keeps the channel open without
 // receiving anything (R-ACT-1); with await_active on (the default) broadcast()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Overflow mode and lag handling: a sender that must never wait turns
 // overflow on; a full channel then evicts its oldest message and hands it back
 // to the sender (R-OVF-1), and every receiver that had not read it learns

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Pub/sub fan-out: one publisher, several subscriber threads, each subscriber
 // gets every message, in order (R-SEND-2, R-RECV-2), and the bounded channel
 // paces the publisher to the slowest subscriber (R-SEND-3).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The README's first example, compiled and run as a test.
 #include <bcast/bcast.hpp>
 #include <cstdio>

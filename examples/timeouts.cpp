@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Timeouts: broadcast_for/_until and recv_for/_until are bcast's extension to
 // upstream (R-SEND-4, R-RECV-5). They give up with `timed_out` only if, when
 // the time is up, they would still have to wait: the outcome is re-checked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What every example uses to check itself: it prints a transcript line by line
 // and, at the end, compares the transcript with the text it promises (kept in
 // the example's source, so the source shows the output a reader should expect).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Per-rule examples of the async API (R-ASYNC-1..5 in spec/rules.md):
 // co_await rx.async_recv() and co_await tx.async_broadcast(m).
 //

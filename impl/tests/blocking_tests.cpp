@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Blocking calls with real threads: every event that can end a wait does end
 // it (R-WAKE-1). Each test first waits until the other thread is really inside
 // its wait (observable through the channel's waiter count), so the wakeup path

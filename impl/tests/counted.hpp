@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The impl tests' names for the instrumented message type they share with the
 // property tests (bcast_support/instrumented_message.hpp): `counted` where a
 // test reads the instance counts, `throwing_copy` where it arms the copy to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // R-ERR-1, R-ERR-2, R-ERR-3: error codes, their display strings, std::error_code.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // R-MSG-3: a throwing copy leaves the channel and the receiver as they were.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // R-HANDLE-1, R-HANDLE-2: moved-from handles and copy assignment.
 #include <gtest/gtest.h>
 

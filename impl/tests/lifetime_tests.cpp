@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // R-MSG-1, R-MSG-2, R-RECV-3 on the implementation: when each message object
 // dies, and how many copies a receive costs.
 #include <gtest/gtest.h>

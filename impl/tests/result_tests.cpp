@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // R-ERR-4: bcast's results offer std::expected's caller interface. The same
 // caller code (the templates below, written once) is compiled against
 // bcast::result in C++20 and C++23 modes (two binaries from this file), and,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The seeded bugs (mutants) of impl/ and the checks that must kill them: the
 one place to register a mutant. run_mutants.py applies them at run time.
 

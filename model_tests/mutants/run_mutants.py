@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The seeded-bug table: every mutant in mutants.py must be killed by the
 checkers listed for it there.
 

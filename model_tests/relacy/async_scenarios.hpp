@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Async scenarios (R-ASYNC-1..5): the waiter-list protocol of channel_state
 // (start_recv / start_send, cancel, settle_async_waiters, completion after
 // the unlock), driven directly: each async operation is a recv_node /

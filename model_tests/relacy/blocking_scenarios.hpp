@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Blocking scenarios: threads blocked in broadcast() / recv() on the
 // channel's condition variables, and the events that must wake them
 // (R-WAKE-1, the wakeup table of docs/design.md section 4).

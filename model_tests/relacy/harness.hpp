@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Scenario harness: the handles of one channel, recorded operations, the
 // instance-counting message type, the async waiter stand-in, the variant
 // flags a scenario template is instantiated with, and the checks every suite

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The definition of bcast::detail::state_inspector (declared in
 // impl/include/bcast/detail/inspector_fwd.hpp): the only place outside impl/
 // that names the channel's private fields. channel_state and receiver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Linearizability check of one observed execution against bcast::spec::model.
 //
 // Method (Wing & Gong / Lowe's brute force, fine at these sizes):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast_relacy: the Relacy model-test suites for bcast, the unmodified impl/
 // channel run on relacy_primitives. This file is the command line; the one
 // translation unit (the mutant table compiles only this file).

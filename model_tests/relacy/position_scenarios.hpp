@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The position question (docs/position-question-relacy.md): one receiver
 // object used by two threads, for each position policy (plain, relaxed
 // atomic, seq_cst atomic). The scenarios take the Primitives as a template

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Queue-shape scenarios: what a receiver sees of the queue while another
 // thread changes it without anyone blocking: eviction in overflow mode, a
 // shrinking capacity, a receiver copied or created during a send. Each runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The registry: turns the lines of scenarios.def into runs (a scenario type,
 // a scheduler, a bound, an iteration count, the ctest suite it belongs to),
 // for one mode of the command line.

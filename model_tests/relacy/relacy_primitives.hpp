@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // relacy_primitives: the channel's Primitives (impl/include/bcast/primitives.hpp) mapped onto
 // the Relacy Race Detector, so the unmodified impl/ code runs under Relacy's
 // deterministic scheduler and every lock, wait, notify and shared-variable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The wakeup table of docs/design.md (section 4, "Who notifies whom"), as an
 // enumeration the scenarios are written against.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Real-thread stress tests of the async API (R-ASYNC-1..5), built for TSan
 // (gcc and clang) and ASan+UBSan in the sanitizer trees.
 //

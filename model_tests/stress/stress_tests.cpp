@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Real-thread stress tests, built for ThreadSanitizer in the sanitizer trees.
 // Several senders, receivers that read to the end, and a chaos thread that
 // copies, creates, deactivates, reactivates and drops receivers while flipping

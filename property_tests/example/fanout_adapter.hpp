@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The adapter that puts fanout::bus (an "outside implementation" with its own
 // API) behind bcast::spec::broadcast_channel, and the family that names it for
 // the conformance suite. This is the worked example of docs/conformance.md.

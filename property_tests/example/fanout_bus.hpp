@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // fanout::bus: a stand-in for "an outside implementation" of a broadcast
 // channel, written against its own API, as a port from another language or a
 // third-party library would be. Nothing here knows about bcast; the adapter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: decodes its input into the command language of the
 // property tests (commands.hpp: byte 0 the capacity, then 3 bytes a command)
 // and runs the program on the implementation (std_primitives and the atomic

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Builds the libFuzzer target with clang and fuzzes for SECONDS, starting from
 # the seed corpus in this folder (which it never writes to: new inputs go to
 # BUILD_DIR/corpus). Extra arguments go to libFuzzer (e.g. -jobs=8 -workers=8).

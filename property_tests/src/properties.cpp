@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The conformance suite, instantiated per implementation family
 // (docs/property-tests.md, docs/conformance.md; the properties are in
 // include/bcast_prop/suite.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast_replay: runs programs of the command language (docs/property-tests.md)
 // against every implementation family, with both message types, and prints
 // what happened. For a counterexample printed by a property test or a crash

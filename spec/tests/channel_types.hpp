@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The implementations every per-rule example runs against: the executable
 // spec itself, and the real channel with the plain and the atomic position.
 #pragma once

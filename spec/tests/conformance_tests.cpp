@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Per-rule examples, each written once and run against the executable spec
 // and against the implementation (plain and atomic position). Test names say
 // the behaviour; the comment on each cites its rule in spec/rules.md.

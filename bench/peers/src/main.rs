@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! bcast-peers: the Rust rows that the C++ `bcast` benchmark prints beside its own.
 //!
 //! Peers: async-broadcast 0.4.1 (the semantics bcast reproduces) and tokio 1.24.2's

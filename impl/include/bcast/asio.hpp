@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Optional Asio adapter: bcast's async calls as Asio asynchronous operations,
 // so completion tokens work: asio::use_awaitable, callbacks, asio::use_future,
 // asio::deferred... Needs standalone Asio (Debian: libasio-dev, >= 1.22);

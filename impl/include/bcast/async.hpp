@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Async vocabulary: where a completed async_recv() / async_broadcast() resumes
 // its coroutine (R-ASYNC-3). The operations themselves are members of
 // bcast::receiver and bcast::sender; docs/async.md explains the design.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast: a broadcast channel with the semantics of the Rust crate
 // async-broadcast. This header is the whole public API.
 //

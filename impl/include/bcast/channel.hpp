@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast::channel<T>(capacity): creates a channel, async-broadcast's broadcast().
 #pragma once
 

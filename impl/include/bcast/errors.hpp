@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Error vocabulary of the channel (R-ERR-1, R-ERR-2).
 //
 // Mirrors async-broadcast's TrySendError / SendError / TryRecvError / RecvError

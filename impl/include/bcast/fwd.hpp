@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Forward declarations of the public handle types.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast::inactive_receiver: keeps the channel open without receiving
 // (async-broadcast's InactiveReceiver, R-ACT-1). Every method is const.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The memory-model primitive set the channel is templated over (R-IMPL-1).
 //
 // The channel's algorithm is written once against a `Primitives`: a bundle of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast::receiver: an active receiving handle (async-broadcast's Receiver).
 //
 // A receiver owns its read position. The receiving methods are non-const: one

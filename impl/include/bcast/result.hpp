@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // send_result<T> and recv_result<T>: std::expected's interface in C++20.
 //
 // `result<V, E>` holds either a value or an error (R-ERR-4). It offers what

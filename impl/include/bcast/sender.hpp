@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast::sender: the sending handle (async-broadcast's Sender).
 //
 // Every method is const and may be called on one sender object from many

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The sanitizer trees, as tests of this tree: each builds the whole project
 # again with one compiler and one sanitizer set and runs the tests labelled
 # "unit", "stress", "property" or "example" there (unit, stress, property, examples). One ctest run, one

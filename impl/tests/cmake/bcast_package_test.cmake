@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The installed package works: install this tree into a scratch prefix, then
 # configure, build and run examples/consumer against it with find_package.
 add_test(NAME package.find_package_consumer

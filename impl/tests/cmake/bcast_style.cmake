@@ -1,14 +1,27 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Style checks, label "style", so the code keeps one style:
 #   style.clang_format  clang-format-14 --dry-run --Werror (the root .clang-format)
 #                       over every C++ file of the source folders, except those
 #                       listed in format-pending.txt (which must still differ:
 #                       a listed file that passes fails the test until it is
 #                       taken off the list);
+#   style.spdx          every tracked source file carries the licence line
+#                       (run_spdx_check.cmake; needs a git checkout to list them);
 #   style.clang_tidy    clang-tidy-14 with the root .clang-tidy on one generated
 #                       translation unit that includes every impl/ header.
 # Each is skipped, with a status line, when its tool is missing (Debian:
 # clang-format, clang-tidy). Both are version-pinned: another version formats
 # and warns differently, so its verdict would not be this project's.
+find_package(Git QUIET)
+if(GIT_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/.git)
+    add_test(NAME style.spdx
+        COMMAND ${CMAKE_COMMAND} -DGIT_EXECUTABLE=${GIT_EXECUTABLE} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+            -P ${CMAKE_CURRENT_LIST_DIR}/run_spdx_check.cmake)
+    set_tests_properties(style.spdx PROPERTIES LABELS "style")
+else()
+    message(STATUS "bcast: not a git checkout; style.spdx skipped")
+endif()
+
 find_program(BCAST_CLANG_FORMAT NAMES clang-format-14)
 find_program(BCAST_CLANG_TIDY NAMES clang-tidy-14)
 

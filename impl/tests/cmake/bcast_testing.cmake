@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Test helpers shared by every test folder.
 #
 # bcast_sanitized: whether this tree is a sanitizer tree (BCAST_SANITIZE set).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 cmake_minimum_required(VERSION 3.25) # IN_LIST and friends in script mode
 # Script mode: see bcast_style.cmake. Inputs: CLANG_FORMAT, SOURCE_DIR, PENDING.
 # The files are listed when the test runs, not at configure time, so a new

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Script mode: see bcast_package_test.cmake.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the runner needs to drive the async API (R-ASYNC-1..5) from the
 // command language: whether an implementation has it, the coroutines that
 // await one operation (resumed inline or through a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The command language of the property tests and the fuzzer (docs/property-tests.md).
 //
 // A program is an initial capacity and a list of commands. A command is an

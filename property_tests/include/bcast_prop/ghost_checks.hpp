@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The "ghost" checks: the named properties (docs/property-tests.md, "The
 // named properties") stated on the implementation's own answers, independent
 // of the spec model, so that they would catch a bug the model shares:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The implementation families the conformance suite is instantiated with.
 //
 // A family names one channel type per message type (spec/conformance.hpp).

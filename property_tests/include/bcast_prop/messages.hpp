@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Message types of the property tests, and how the runner makes and reads
 // each: messages are numbered by the runner, so each type carries that int.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The results of a send and a receive in a form the runner can compare and
 // print: the spec model answers with send_result<int> / recv_result<int>, an
 // implementation with its own message type, and message_traits reads both as

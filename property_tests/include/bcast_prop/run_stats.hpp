@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the runner's programs did, summed over runs: each property prints it,
 // to show that its generator reaches the cases the property is about.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The differential interpreter: runs a program (commands.hpp) on an
 // implementation and on bcast::spec::model<int>, command by command, and
 // compares every result (outcome.hpp) and, after every command, all ten

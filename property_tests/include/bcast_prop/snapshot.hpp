@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The ten queries of a channel, read through one handle, as one comparable,
 // printable value: the runner compares the model's and the implementation's
 // after every command.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The conformance suite as a macro: BCAST_CONFORMANCE_SUITE(Name, Family)
 // defines the six property tests Name.conformance, Name.overflow, Name.lag,
 // Name.close, Name.lifetimes and Name.exception_safety for an implementation

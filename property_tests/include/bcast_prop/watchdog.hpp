@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The watchdog of the runner's blocking calls (docs/property-tests.md, "Blocking calls").
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BCAST_ASSERT: invariant checks, active in debug builds (NDEBUG not defined).
 // A checker model may predefine it (model_tests/ maps it to RL_ASSERT so a
 // broken invariant becomes a counterexample trace rather than an abort).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The awaitables returned by receiver::async_recv() and
 // sender::async_broadcast() (R-ASYNC-1..5; docs/async.md).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The shared state of one channel and the whole algorithm (see docs/design.md).
 //
 // One mutex guards everything below; there is no lock-free path. Positions:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Turning a timeout into a deadline without overflow (R-SEND-4, R-RECV-5).
 #pragma once
 

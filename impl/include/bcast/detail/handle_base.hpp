@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the three handle types share: ownership of the channel state and the
 // channel-wide settings and queries (R-QUERY-1), all `const` and callable from
 // any thread (R-THREAD-1).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The one declared reader of bcast's private state from outside the library.
 #pragma once
 

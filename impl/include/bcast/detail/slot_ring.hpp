@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The queue's storage: a preallocated ring of slots (R-IMPL-3).
 //
 // Slot k of the queue (k = 0 is the oldest message, sequence number head_pos)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Waiters: the async operations that are suspended inside a channel.
 //
 // A waiter is a node that lives inside the suspended operation (in practice in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast_support::instrumented_message: a message type that watches what the
 // channel does with its messages, for the tests of R-MSG-1..3 on the
 // implementation (impl/tests, through impl/tests/counted.hpp) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast_support::manual_scheduler: a scheduler (bcast::scheduler) that only
 // stores the coroutines a completed async operation hands it. Whoever holds it
 // decides when they resume (resume_all()) and can count how many went through

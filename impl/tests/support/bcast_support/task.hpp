@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast_support::task<T>: the smallest coroutine type that can drive bcast's
 // async API in the examples and tests. It is not a runtime and not part of
 // bcast: no scheduler, no continuation, no cancellation of its own.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast_support::thread_pool: a minimal bcast::scheduler for the examples and
 // the TSan stress tests. schedule(handle) queues a coroutine; a fixed set of
 // worker threads resume queued coroutines in FIFO order. Not part of bcast.

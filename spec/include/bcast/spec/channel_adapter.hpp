@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast::spec::channel_adapter: the real channel behind bcast::spec::model's
 // interface, so one test can drive either (spec/tests/, property_tests/).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast::spec::broadcast_channel: what "a broadcast channel implementation" is,
 // for the conformance kit (property_tests/, docs/conformance.md).
 //

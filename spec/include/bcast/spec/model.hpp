@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast::spec::model: the executable specification (spec/rules.md).
 //
 // Single-threaded and deliberately naive: a deque of messages, a map from
