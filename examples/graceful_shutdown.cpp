@@ -61,7 +61,8 @@ int main() {
         std::thread worker_b([&b](bcast::receiver<std::uint64_t> r) { b = work(std::move(r)); }, std::move(rx));
         std::thread producer(
             [](bcast::sender<std::uint64_t> only_sender) {
-                for (std::uint64_t job = 1; job <= jobs; ++job) only_sender.broadcast(job);
+                for (std::uint64_t job = 1; job <= jobs; ++job)
+                    if (!only_sender.broadcast(job)) return; // closed: nobody would receive the rest
             }, // only_sender is destroyed here: the last sender, so the channel closes (R-CLOSE-2)
             std::move(tx));
         producer.join();

@@ -9,6 +9,10 @@
 // Part 2 runs a never-blocking producer against a slower consumer thread and
 // checks the books balance: every message was either delivered or counted as
 // missed, and the sender got back exactly the messages the consumer missed.
+//
+// Both read through a receiver's ranges (R-RECV-6), whose items are the lag
+// reports as well as the messages: try_messages() takes what is there now,
+// messages() waits for more until the channel is closed and drained.
 #include <bcast/bcast.hpp>
 
 #include <cstdint>
@@ -19,11 +23,12 @@
 
 namespace {
 
-// Everything a receiver can read right now, in words.
+// Everything a receiver can read right now, in words: a try_messages() pass
+// ends at `empty` (or `closed`), and a lag report is one of its items.
 std::string drain(bcast::receiver<int>& rx) {
     std::string seen;
-    for (auto next = rx.try_recv(); next || next.error().code == bcast::recv_errc::overflowed; next = rx.try_recv()) {
-        seen += (next ? std::to_string(*next) : "[missed " + std::to_string(next.error().missed) + "]") + ' ';
+    for (auto&& item : rx.try_messages()) {
+        seen += (item ? std::to_string(*item) : "[missed " + std::to_string(item.error().missed) + "]") + ' ';
     }
     return seen;
 }
@@ -36,22 +41,21 @@ struct consumer_books {
 
 // The lag-handling loop: overflowed(n) is not an error to stop on but news
 // to account for; the receiver has already moved to the oldest kept message.
+// The loop ends when the channel is closed and drained (R-CLOSE-5).
 consumer_books consume(bcast::receiver<std::uint64_t> rx) {
     consumer_books books;
     std::uint64_t expected = 0; // the sequence number the books say comes next
-    for (;;) {
-        auto next = rx.recv();
-        if (next) {
-            books.every_gap_reported = books.every_gap_reported && *next == expected;
-            expected = *next + 1;
+    for (auto&& item : rx.messages()) {
+        if (item) {
+            books.every_gap_reported = books.every_gap_reported && *item == expected;
+            expected = *item + 1;
             ++books.delivered;
-        } else if (next.error().code == bcast::recv_errc::overflowed) {
-            books.missed += next.error().missed;
-            expected += next.error().missed;
-        } else {
-            return books; // closed: drained everything (R-CLOSE-5)
+        } else { // the one error an item can hold: overflowed(n)
+            books.missed += item.error().missed;
+            expected += item.error().missed;
         }
     }
+    return books;
 }
 
 } // namespace
@@ -68,7 +72,9 @@ int main() {
             const auto sent = tx.try_broadcast(i); // never fails for want of room now
             out.line("send ", i, ": ", examples::describe(sent), "; live reads ", examples::describe(live.try_recv()));
         }
-        // slow read nothing: 1, 2, 3 were evicted before it got to them.
+        // slow read nothing: 1, 2, 3 were evicted before it got to them. Its
+        // own counts say so before it reads (R-QUERY-2); len() is the channel's.
+        out.line("slow: unread ", slow.unread(), ", missed ", slow.missed(), ", len ", tx.len());
         out.line("slow: ", drain(slow));
 
         for (int i = 7; i <= 10; ++i) out.line("send ", i, ": ", examples::describe(tx.try_broadcast(i)));
@@ -111,6 +117,7 @@ int main() {
         "send 4: sent, evicted 1; live reads 4\n"
         "send 5: sent, evicted 2; live reads 5\n"
         "send 6: sent, evicted 3; live reads 6\n"
+        "slow: unread 3, missed 3, len 3\n"
         "slow: [missed 3] 4 5 6 \n"
         "send 7: sent\n"
         "send 8: sent\n"

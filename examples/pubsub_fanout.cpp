@@ -60,10 +60,10 @@ int main() {
 
     { // Part 1: which receiver sees which message.
         auto [tx, rx] = bcast::channel<int>(4);
-        tx.broadcast(1);
+        if (!tx.broadcast(1)) return 1; // a send's result says whether it went out (R-SEND-5)
         auto copy = rx;                 // R-LIFE-1: same position, so 1 is pending for it too
         auto late = tx.new_receiver();  // R-LIFE-2: at the tail, sees only what comes next
-        tx.broadcast(2);
+        if (!tx.broadcast(2)) return 1;
         for (auto* r : {&rx, &copy, &late}) {
             std::string seen;
             for (auto next = r->try_recv(); next; next = r->try_recv()) seen += std::to_string(*next) + ' ';

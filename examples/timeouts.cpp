@@ -44,7 +44,7 @@ int main() {
     out.line("recv_for(20ms), nothing sent: ", outcome, " (waited 20 ms: ", waited, ")");
 
     // Full channel: broadcast_for gives up and hands the message back.
-    tx.broadcast(1);
+    if (!tx.broadcast(1)) return 1; // fills the only slot
     const auto waited_full =
         waited_at_least(20ms, [&tx = tx] { return examples::describe(tx.broadcast_for(2, 20ms)); }, outcome);
     out.line("broadcast_for(2, 20ms), channel full: ", outcome, " (waited 20 ms: ", waited_full, ")");

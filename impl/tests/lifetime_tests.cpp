@@ -3,6 +3,8 @@
 // dies, and how many copies a receive costs.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <bcast/bcast.hpp>
 
 #include "counted.hpp"
@@ -89,6 +91,21 @@ TEST_F(lifetimes, growing_the_ring_keeps_every_message_and_order) { // R-MSG-2, 
     ASSERT_TRUE(tx.try_broadcast(counted(4)));
     for (int expected = 2; expected <= 4; ++expected) EXPECT_EQ(rx.try_recv()->value, expected);
     EXPECT_EQ(counted::live, 0);
+}
+
+// Copying is needed only to receive (R-MSG-4): a move-only message is sent,
+// evicted back to its sender and destroyed with the channel without a copy.
+// Receiving one does not compile (impl/tests/compile_fail/receive_move_only.cpp).
+TEST(move_only_messages, are_sent_evicted_and_destroyed_without_a_copy) { // R-MSG-4, R-OVF-1, R-MSG-2
+    auto [tx, rx] = channel<std::unique_ptr<int>>(1);
+    tx.set_overflow(true);
+    ASSERT_TRUE(tx.try_broadcast(std::make_unique<int>(1)));
+    const auto sent = tx.broadcast(std::make_unique<int>(2)); // full: 1 is evicted, and comes back
+    ASSERT_TRUE(sent);
+    ASSERT_TRUE(sent->has_value());
+    EXPECT_EQ(***sent, 1);
+    EXPECT_EQ(tx.len(), 1u);
+    EXPECT_EQ(rx.receiver_count(), 1u); // 2 stays queued for rx, and dies with the channel
 }
 
 } // namespace

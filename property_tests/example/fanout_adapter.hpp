@@ -10,10 +10,14 @@
 //    send_errc / recv_errc), handing a refused message back;
 //  - give the zero-timeout forms their meaning (timed_out where the blocking
 //    call would wait); the blocking forms are optional and left out here;
-//  - throw std::logic_error for an id that names no live handle.
+//  - throw std::logic_error for an id that names no live handle;
+//  - offer the optional extensions the implementation has: here a
+//    receiver's own counts (R-QUERY-2) and handle identity (R-HANDLE-3), but
+//    not the ranges (R-RECV-6), which the suite then runs as plain receives.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -125,6 +129,12 @@ public:
     std::size_t inactive_receiver_count(handle_id via) const { return require(via), bus_.dormant(); }
     std::size_t sender_count(handle_id via) const { return require(via), bus_.publishers(); }
 
+    // ---- optional extensions (spec/conformance.hpp) -------------------------------
+    std::size_t unread(handle_id receiver) const { return bus_.backlog(token_of(receiver, kind::receiver)); }
+    std::uint64_t missed(handle_id receiver) const { return bus_.lost(token_of(receiver, kind::receiver)); }
+    // One adapter drives one bus: any two live handles share it.
+    bool same_channel(handle_id a, handle_id b) const { return require(a), require(b), true; }
+
     bool is_sender(handle_id id) const { return is(id, kind::sender); }
     bool is_receiver(handle_id id) const { return is(id, kind::receiver); }
     bool is_inactive_receiver(handle_id id) const { return is(id, kind::inactive); }
@@ -172,5 +182,8 @@ struct family {
 };
 
 static_assert(bcast::spec::implementation_family<family>);
+static_assert(bcast::spec::pending_count_channel<adapter<int>, int>);
+static_assert(bcast::spec::handle_identity_channel<adapter<int>, int>);
+static_assert(!bcast::spec::message_range_channel<adapter<int>, int>); // optional, and left out
 
 } // namespace fanout

@@ -99,6 +99,15 @@ public:
     bool waits_for_listeners() const { return waits_; }
     bool is_shut() const { return shut_; }
     std::size_t listeners() const { return cursors_.size(); }
+    // A listener's backlog (queued messages it has not polled) and how many it
+    // lost that poll has not reported yet.
+    std::size_t backlog(token listener) const {
+        return static_cast<std::size_t>(head_ + queue_.size() - std::max(cursors_.at(listener), head_));
+    }
+    std::uint64_t lost(token listener) const {
+        const std::uint64_t cursor = cursors_.at(listener);
+        return cursor < head_ ? head_ - cursor : 0;
+    }
     std::size_t dormant() const { return dormant_; }
     std::size_t publishers() const { return publishers_; }
 

@@ -179,6 +179,48 @@ TYPED_TEST(conformance, message_leaves_the_queue_when_the_last_receiver_reads_it
     EXPECT_EQ(ch.len(first_sender), 0u);
 }
 
+TYPED_TEST(conformance, try_messages_yields_the_lag_report_then_messages_and_ends_at_empty) { // R-RECV-6, R-OVF-2
+    TypeParam ch(2);
+    ch.set_overflow(first_sender, true);
+    this->send_sequence(ch, 1, 3); // evicts 1
+    const auto items = ch.try_messages(first_receiver, 10);
+    ASSERT_EQ(items.size(), 3u);
+    EXPECT_EQ(items[0].error(), overflowed(1)); // an item, not skipped
+    EXPECT_EQ(*items[1], 2);
+    EXPECT_EQ(*items[2], 3);
+    EXPECT_TRUE(ch.try_messages(first_receiver, 10).empty()); // nothing there now: the range is empty
+    this->send_sequence(ch, 4, 4);
+    EXPECT_EQ(this->received(ch, first_receiver), 4); // ending at `empty` consumed nothing
+}
+
+TYPED_TEST(conformance, messages_drains_then_ends_at_close) { // R-RECV-6, R-CLOSE-5
+    TypeParam ch(3);
+    this->send_sequence(ch, 1, 2);
+    ch.close(first_sender);
+    const auto items = ch.messages(first_receiver, 10);
+    ASSERT_EQ(items.size(), 2u);
+    EXPECT_EQ(*items[0], 1);
+    EXPECT_EQ(*items[1], 2);
+    EXPECT_EQ(ch.try_recv(first_receiver).error(), recv_failure(recv_errc::closed));
+    EXPECT_TRUE(ch.messages(first_receiver, 10).empty());
+}
+
+TYPED_TEST(conformance, taking_n_items_of_a_range_receives_exactly_n) { // R-RECV-6
+    TypeParam ch(4);
+    this->send_sequence(ch, 1, 4);
+    const auto first_two = ch.try_messages(first_receiver, 2);
+    ASSERT_EQ(first_two.size(), 2u);
+    EXPECT_EQ(*first_two[1], 2);
+    // Asserted before the blocking call: a range that receives in ++ took a
+    // third here, and below it would wait for a fifth instead of failing.
+    ASSERT_EQ(ch.unread(first_receiver), 2u);
+    const auto third = ch.messages(first_receiver, 1); // open channel, one more there: must not wait
+    ASSERT_EQ(third.size(), 1u);
+    EXPECT_EQ(*third[0], 3);
+    EXPECT_EQ(ch.unread(first_receiver), 1u);
+    EXPECT_EQ(this->received(ch, first_receiver), 4);
+}
+
 // ---- overflow and lag ------------------------------------------------------------
 
 TYPED_TEST(conformance, overflow_evicts_oldest_and_returns_it) { // R-OVF-1
@@ -423,6 +465,60 @@ TYPED_TEST(conformance, len_counts_the_queue_not_this_receivers_unread) { // R-Q
     EXPECT_EQ(this->received(ch, first_receiver), 1);
     EXPECT_EQ(ch.len(first_receiver), 1u);
     EXPECT_EQ(ch.len(second), 1u);
+}
+
+TYPED_TEST(conformance, unread_counts_what_this_receiver_has_yet_to_read) { // R-QUERY-2, R-QUERY-1
+    TypeParam ch(3);
+    const handle_id second = ch.clone_receiver(first_receiver);
+    this->send_sequence(ch, 1, 3);
+    EXPECT_EQ(this->received(ch, first_receiver), 1);
+    EXPECT_EQ(ch.unread(first_receiver), 2u);
+    EXPECT_EQ(ch.unread(second), 3u);
+    EXPECT_EQ(ch.len(first_receiver), 3u); // the channel's, not the receiver's
+    EXPECT_EQ(ch.missed(first_receiver), 0u);
+    EXPECT_EQ(ch.unread(ch.new_receiver(first_sender)), 0u); // at the tail (R-LIFE-2)
+    EXPECT_EQ(ch.unread(ch.clone_receiver(first_receiver)), 2u); // same position (R-LIFE-1)
+}
+
+TYPED_TEST(conformance, after_eviction_unread_counts_what_is_still_queued_and_missed_the_rest) { // R-QUERY-2, R-OVF-2
+    TypeParam ch(2);
+    ch.set_overflow(first_sender, true);
+    this->send_sequence(ch, 1, 5); // evicts 1, 2, 3
+    EXPECT_EQ(ch.unread(first_receiver), 2u);
+    EXPECT_EQ(ch.missed(first_receiver), 3u);
+    EXPECT_EQ(ch.missed(first_receiver), 3u); // asking does not report it
+    EXPECT_EQ(ch.try_recv(first_receiver).error(), overflowed(3));
+    EXPECT_EQ(ch.missed(first_receiver), 0u);
+    EXPECT_EQ(ch.unread(first_receiver), 2u);
+    EXPECT_EQ(this->received(ch, first_receiver), 4);
+    EXPECT_EQ(ch.unread(first_receiver), 1u);
+}
+
+TYPED_TEST(conformance, pending_counts_survive_shrink_and_close_until_drained) { // R-QUERY-2, R-CAP-3, R-CLOSE-5
+    TypeParam ch(3);
+    this->send_sequence(ch, 1, 3);
+    ch.set_capacity(first_sender, 1); // drops 1, 2
+    ch.close(first_sender);
+    EXPECT_EQ(ch.unread(first_receiver), 1u);
+    EXPECT_EQ(ch.missed(first_receiver), 2u);
+    EXPECT_EQ(ch.try_recv(first_receiver).error(), overflowed(2));
+    EXPECT_EQ(this->received(ch, first_receiver), 3);
+    EXPECT_EQ(ch.unread(first_receiver), 0u);
+    EXPECT_EQ(ch.missed(first_receiver), 0u);
+}
+
+TYPED_TEST(conformance, every_handle_made_from_a_channel_is_on_that_channel) { // R-HANDLE-3
+    TypeParam ch(2);
+    const handle_id copy = ch.clone_receiver(first_receiver);
+    const handle_id at_tail = ch.new_receiver(first_sender);
+    const handle_id second_sender = ch.new_sender(copy);
+    const handle_id inactive = ch.deactivate(at_tail);
+    const handle_id inactive_copy = ch.clone_inactive(inactive);
+    const handle_id reactivated = ch.activate_cloned(inactive_copy);
+    const std::vector<handle_id> all = {first_sender, first_receiver, copy, second_sender, inactive, inactive_copy, reactivated};
+    for (handle_id a : all) {
+        for (handle_id b : all) EXPECT_TRUE(ch.same_channel(a, b)) << a << " and " << b;
+    }
 }
 
 TYPED_TEST(conformance, counts_track_every_kind_of_handle) { // R-QUERY-1

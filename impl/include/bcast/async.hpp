@@ -15,6 +15,13 @@ namespace bcast {
 ///
 /// cppcoro-style executors whose `schedule()` returns an awaitable adapt with a
 /// one-line wrapper that posts the handle.
+///
+/// The scheduler overloads of receiver::async_recv() and
+/// sender::async_broadcast() are constrained on it, so passing anything else
+/// is one error naming this concept and the missing `s.schedule(handle)`.
+/// It does not check that schedule() is noexcept: inline_scheduler's is not
+/// marked so (a coroutine's resume() is not), and requiring it would reject
+/// such schedulers; a throwing schedule() ends the program instead.
 template <class S>
 concept scheduler = requires(S& s, std::coroutine_handle<> handle) { s.schedule(handle); };
 

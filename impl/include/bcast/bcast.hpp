@@ -3,7 +3,7 @@
 // async-broadcast. This header is the whole public API.
 //
 //   auto [tx, rx] = bcast::channel<int>(16);
-//   tx.broadcast(1);
+//   if (!tx.broadcast(1)) return; // [[nodiscard]]: a failed send hands 1 back
 //   auto copy = rx;               // same position: also gets 1
 //   int one = *rx.recv();
 //
@@ -14,7 +14,9 @@
 #include "channel.hpp"
 #include "errors.hpp"
 #include "inactive_receiver.hpp"
+#include "message_range.hpp"
 #include "primitives.hpp"
 #include "receiver.hpp"
 #include "result.hpp"
 #include "sender.hpp"
+#include "version.hpp"

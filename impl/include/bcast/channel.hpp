@@ -26,23 +26,35 @@ namespace bcast {
 /// @blocking Never.
 /// @threadsafety Reentrant; the returned handles may be moved to other threads.
 ///
-/// @tparam T     The message type: nothrow move constructible and nothrow
+/// @tparam T     The message type, a bcast::message_type: a cv-unqualified
+///               object type, nothrow move constructible and nothrow
 ///               destructible (R-MSG-4, a compile-time check); copy
 ///               constructible if you receive it (R-RECV-3). Its copy
 ///               constructor and destructor may run while the channel's mutex
 ///               is held, so they must not use this same channel (a message
 ///               owning the channel's last sender deadlocks when a departing
 ///               receiver frees it; docs/design.md, "Lock discipline").
-/// @tparam Primitives The primitive set (R-IMPL-1): std_primitives by default, or one of
-///               the atomic-position models (R-IMPL-2).
+/// @tparam Primitives The primitive set, a bcast::channel_primitives (R-IMPL-1):
+///               std_primitives by default, or one of the atomic-position
+///               models (R-IMPL-2).
 /// @param capacity The most messages the channel queues at once; at least 1.
 ///        Changeable later with set_capacity() (R-CAP-2).
-/// @return The sender and the receiver, in that order.
-template <class T, class Primitives = std_primitives>
-std::pair<sender<T, Primitives>, receiver<T, Primitives>> channel(std::size_t capacity) {
+/// @return The sender and the receiver, in that order:
+///         `std::pair<sender<T, Primitives>, receiver<T, Primitives>>`.
+// Both parameters are constrained in the template head, as are the handle
+// class templates (fwd.hpp), so a wrong message type or primitive set is one
+// error at the call site that names the failed concept and the failed part
+// (impl/tests/compile_fail). The return type is deduced, not spelled, on
+// purpose: clang 14 substitutes explicit template arguments into a declared
+// return type before it checks the constraints, so `sender<T, Primitives>`
+// there would fail first and its error would not say why (measured:
+// "constraints not satisfied for class template 'sender'", nothing more).
+template <message_type T, channel_primitives Primitives = std_primitives>
+[[nodiscard("the only handles of the new channel")]] auto channel(std::size_t capacity) {
     auto* state = new detail::channel_state<T, Primitives>(capacity);
-    return {detail::handle_access::adopt<sender<T, Primitives>>(state),
-            detail::handle_access::adopt<receiver<T, Primitives>>(state, std::uint64_t{0})};
+    return std::pair<sender<T, Primitives>, receiver<T, Primitives>>{
+        detail::handle_access::adopt<sender<T, Primitives>>(state),
+        detail::handle_access::adopt<receiver<T, Primitives>>(state, std::uint64_t{0})};
 }
 
 } // namespace bcast

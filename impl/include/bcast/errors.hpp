@@ -38,25 +38,28 @@ enum class recv_errc {
 
 /// A failed send: why, and the message, handed back unchanged (R-SEND-5).
 /// Upstream's TrySendError and SendError in one type; upstream drops the
-/// message of a cancelled send, bcast never drops it.
+/// message of a cancelled send, bcast never drops it. `[[nodiscard]]`: a
+/// dropped send_error is a failure nobody handles, and its message is
+/// destroyed with it.
 /// @tparam T The message type.
 template <class T>
-struct send_error {
+struct [[nodiscard("bcast::send_error: a failed send, holding the unsent message (R-SEND-5)")]] send_error {
     send_errc code; ///< Why the send failed.
     T message;      ///< The message that was not sent, now the caller's again.
 
     /// Equal codes and equal messages (T must be equality comparable to use it).
-    friend bool operator==(const send_error&, const send_error&) = default;
+    [[nodiscard]] friend bool operator==(const send_error&, const send_error&) = default;
 };
 
 /// A receive that returned no message: upstream's TryRecvError and RecvError
-/// in one type (R-ERR-1).
-struct recv_error {
+/// in one type (R-ERR-1). `[[nodiscard]]`: a dropped recv_error is a failure
+/// nobody handles, such as an overflow report (R-OVF-2) that is given once.
+struct [[nodiscard("bcast::recv_error: why a receive returned no message (R-ERR-1)")]] recv_error {
     recv_errc code;           ///< Why no message was returned.
     std::uint64_t missed = 0; ///< For `overflowed`, the exact number of messages lost (head_pos − position, R-OVF-2); 0 otherwise.
 
     /// Equal codes and equal counts.
-    friend bool operator==(const recv_error&, const recv_error&) = default;
+    [[nodiscard]] friend bool operator==(const recv_error&, const recv_error&) = default;
 };
 
 // Display strings: upstream's wording (async-broadcast 0.7.2, Display impls),
@@ -68,7 +71,7 @@ struct recv_error {
 /// @complexity O(1); never allocates. @blocking Never. @threadsafety Any thread.
 /// @param code The code to describe.
 /// @return A static string.
-inline const char* to_string(send_errc code) noexcept {
+[[nodiscard]] inline const char* to_string(send_errc code) noexcept {
     switch (code) {
     case send_errc::full: return "sending into a full channel";
     case send_errc::closed: return "sending into a closed channel";
@@ -84,7 +87,7 @@ inline const char* to_string(send_errc code) noexcept {
 /// @complexity O(1); never allocates. @blocking Never. @threadsafety Any thread.
 /// @param code The code to describe.
 /// @return A static string.
-inline const char* to_string(recv_errc code) noexcept {
+[[nodiscard]] inline const char* to_string(recv_errc code) noexcept {
     switch (code) {
     case recv_errc::empty: return "receiving from an empty channel";
     case recv_errc::closed: return "receiving from an empty and closed channel";
@@ -100,7 +103,7 @@ inline const char* to_string(recv_errc code) noexcept {
 /// @complexity O(1); allocates the string. @blocking Never. @threadsafety Any thread.
 /// @param error The error to describe.
 /// @return The text.
-inline std::string to_string(const recv_error& error) {
+[[nodiscard]] inline std::string to_string(const recv_error& error) {
     if (error.code == recv_errc::overflowed) {
         return "receiving operation observed " + std::to_string(error.missed) + " lost messages";
     }
@@ -114,7 +117,7 @@ inline std::string to_string(const recv_error& error) {
 /// @param error The error to describe.
 /// @return The text.
 template <class T>
-std::string to_string(const send_error<T>& error) {
+[[nodiscard]] std::string to_string(const send_error<T>& error) {
     return to_string(error.code);
 }
 
@@ -164,7 +167,7 @@ inline constexpr char recv_category_name[] = "bcast.recv";
 /// The error category of send_errc: name "bcast.send", messages as to_string() (R-ERR-3).
 /// @complexity O(1). @blocking Never. @threadsafety Any thread.
 /// @return The one category object.
-inline const std::error_category& send_category() noexcept {
+[[nodiscard]] inline const std::error_category& send_category() noexcept {
     static const detail::errc_category<send_errc, detail::send_category_name> category;
     return category;
 }
@@ -172,20 +175,20 @@ inline const std::error_category& send_category() noexcept {
 /// The error category of recv_errc: name "bcast.recv", messages as to_string() (R-ERR-3).
 /// @complexity O(1). @blocking Never. @threadsafety Any thread.
 /// @return The one category object.
-inline const std::error_category& recv_category() noexcept {
+[[nodiscard]] inline const std::error_category& recv_category() noexcept {
     static const detail::errc_category<recv_errc, detail::recv_category_name> category;
     return category;
 }
 
 /// `code` as a std::error_code in send_category(), found by argument-dependent
 /// lookup (R-ERR-3). @param code The code. @return The error code; never 0.
-inline std::error_code make_error_code(send_errc code) noexcept {
+[[nodiscard]] inline std::error_code make_error_code(send_errc code) noexcept {
     return {static_cast<int>(code), send_category()};
 }
 
 /// `code` as a std::error_code in recv_category(), found by argument-dependent
 /// lookup (R-ERR-3). @param code The code. @return The error code; never 0.
-inline std::error_code make_error_code(recv_errc code) noexcept {
+[[nodiscard]] inline std::error_code make_error_code(recv_errc code) noexcept {
     return {static_cast<int>(code), recv_category()};
 }
 

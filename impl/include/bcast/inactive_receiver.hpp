@@ -27,9 +27,13 @@ namespace bcast {
 /// @threadsafety Every member except assignment and activate() is `const` and
 /// may be called on one object from many threads at once (R-THREAD-1).
 ///
-/// @tparam T     The message type (R-MSG-4).
-/// @tparam Primitives The primitive set (R-IMPL-1).
-template <class T, class Primitives>
+/// It has no receiving members at all (R-ACT-1): `ia.recv()` does not
+/// compile. activate() and activate_cloned() are `[[nodiscard]]`: the
+/// receiver they return is the point of calling them.
+///
+/// @tparam T     The message type, a bcast::message_type (R-MSG-4).
+/// @tparam Primitives The primitive set, a bcast::channel_primitives (R-IMPL-1).
+template <message_type T, channel_primitives Primitives>
 class inactive_receiver : public detail::handle_base<T, Primitives> {
     using base = detail::handle_base<T, Primitives>;
 
@@ -101,7 +105,7 @@ public:
     /// @complexity O(1). @blocking Never.
     /// @threadsafety Needs exclusive use of `*this`.
     /// @return The active receiver.
-    receiver<T, Primitives> activate() && {
+    [[nodiscard("a dropped handle is destroyed at once")]] receiver<T, Primitives> activate() && {
         auto& state = this->state();
         const std::uint64_t pos = state.attach_receiver_at_tail(true);
         return detail::handle_access::adopt<receiver<T, Primitives>>(this->take_state(), pos);
@@ -114,7 +118,7 @@ public:
     /// @complexity O(1). @blocking Never.
     /// @threadsafety `const`: callable from any thread.
     /// @return The active receiver.
-    receiver<T, Primitives> activate_cloned() const {
+    [[nodiscard("a dropped handle is destroyed at once")]] receiver<T, Primitives> activate_cloned() const {
         auto& state = this->state();
         const std::uint64_t pos = state.attach_receiver_at_tail(false);
         return detail::handle_access::adopt<receiver<T, Primitives>>(&state, pos);

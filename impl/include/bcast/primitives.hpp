@@ -124,13 +124,22 @@ struct atomic_position {
     };
 };
 
-/// What a message type must be (R-MSG-4): nothrow move constructible and
-/// nothrow destructible, so that moving messages inside the channel (ring
-/// growth, hand-over to the last reader, eviction) cannot fail half-way.
-/// Copy construction is needed only to receive (R-RECV-3).
+/// What a message type must be (R-MSG-4): a cv-unqualified object type,
+/// nothrow move constructible and nothrow destructible, so that moving
+/// messages inside the channel (ring growth, hand-over to the last reader,
+/// eviction) cannot fail half-way. Copy construction is needed only to
+/// receive (R-RECV-3); the receiving members ask for it themselves.
+///
+/// An object type, because a slot stores the message itself: a reference
+/// satisfies both traits but cannot be stored, and would share the sender's
+/// object with every receiver's thread. Not const or volatile, as for the
+/// standard containers' element types: the channel moves its messages, and a
+/// const one can only be copied. channel() and the handle class templates are
+/// constrained on it, so a wrong type is one error where it is first named.
 /// @tparam T The candidate message type.
 template <class T>
-concept message_type = std::is_nothrow_move_constructible_v<T> && std::is_nothrow_destructible_v<T>;
+concept message_type = std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> &&
+                       std::is_nothrow_move_constructible_v<T> && std::is_nothrow_destructible_v<T>;
 
 /// The standard-library Primitives (R-IMPL-1): the channel compiled on it is the
 /// code one would write with std::mutex by hand, since `var` vanishes.
@@ -162,7 +171,8 @@ using std_atomic_seq_cst_primitives = basic_std_primitives<atomic_position<std::
 /// What the channel requires of a Primitives (R-IMPL-1): the lock, the condition
 /// variable with untimed and timed waits, the traced plain variable and the
 /// position. A checker supplies its own types under these names
-/// (model_tests/relacy/relacy_primitives.hpp).
+/// (model_tests/relacy/relacy_primitives.hpp). channel() and the handle class
+/// templates are constrained on it.
 /// @tparam M The candidate Primitives.
 template <class M>
 concept channel_primitives = requires(typename M::mutex& m, typename M::unique_lock& lock,

@@ -8,8 +8,10 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <stop_token>
+#include <type_traits>
 #include <utility>
 
 #include "async.hpp"
@@ -18,6 +20,7 @@
 #include "detail/handle_base.hpp"
 #include "detail/inspector_fwd.hpp"
 #include "fwd.hpp"
+#include "message_range.hpp"
 
 namespace bcast {
 
@@ -39,6 +42,11 @@ namespace bcast {
 /// copying throws std::logic_error on a moved-from receiver and changes
 /// nothing (R-HANDLE-1).
 ///
+/// Every receive is `[[nodiscard]]`, since its result holds the message or the
+/// reason there is none (R-RECV-1); so are the awaitables, the new handles
+/// and deactivate(). The receiving members require a copy constructible T
+/// (R-RECV-3, R-MSG-4), so receiving a move-only type is one error at the call.
+///
 /// @threadsafety The receiving members are non-const: one receiver object has
 /// one user at a time. For several consuming threads give each its own copy,
 /// which is an independent receiver with its own position (R-THREAD-1). The
@@ -49,11 +57,12 @@ namespace bcast {
 /// split the messages between them instead of each seeing all of them
 /// (docs/position-question-relacy.md).
 ///
-/// @tparam T     The message type (R-MSG-4); receiving copies it (R-RECV-3), so
-///               it must be copy constructible for the receiving members.
+/// @tparam T     The message type, a bcast::message_type (R-MSG-4); receiving
+///               copies it (R-RECV-3), so the receiving members require it to
+///               be copy constructible.
 /// @tparam Primitives The primitive set (R-IMPL-1); its `position` type is the
 ///               position policy (R-IMPL-2).
-template <class T, class Primitives>
+template <message_type T, channel_primitives Primitives>
 class receiver : public detail::handle_base<T, Primitives> {
     using base = detail::handle_base<T, Primitives>;
 
@@ -157,7 +166,9 @@ public:
     /// @threadsafety One user at a time per receiver object (R-THREAD-1).
     /// @return The message, or a recv_error with code `overflowed`, `closed` or
     /// `empty`.
-    recv_result<T> try_recv() { return this->state().try_recv(pos_); }
+    [[nodiscard("the message, or why there is none (R-RECV-1)")]] recv_result<T> try_recv() requires std::is_copy_constructible_v<T> {
+        return this->state().try_recv(pos_);
+    }
 
     /// Receives the next message for this receiver, waiting for one if needed.
     ///
@@ -171,7 +182,9 @@ public:
     /// @blocking Yes, without limit; use recv_for() to bound the wait.
     /// @threadsafety One user at a time per receiver object (R-THREAD-1).
     /// @return The message, or a recv_error with code `overflowed` or `closed`.
-    recv_result<T> recv() { return this->state().recv(pos_, detail::no_deadline{}); }
+    [[nodiscard("the message, or why there is none (R-RECV-1)")]] recv_result<T> recv() requires std::is_copy_constructible_v<T> {
+        return this->state().recv(pos_, detail::no_deadline{});
+    }
 
     /// recv() that gives up after `timeout`.
     ///
@@ -189,7 +202,8 @@ public:
     ///        range (such as `std::chrono::hours::max()`) waits without limit.
     /// @return As recv(), or a recv_error with code `timed_out`.
     template <class Rep, class Period>
-    recv_result<T> recv_for(const std::chrono::duration<Rep, Period>& timeout) {
+    [[nodiscard("the message, or why there is none (R-RECV-1)")]] recv_result<T> recv_for(
+        const std::chrono::duration<Rep, Period>& timeout) requires std::is_copy_constructible_v<T> {
         if (const auto deadline = detail::deadline_after(timeout)) return recv_until(*deadline);
         return recv();
     }
@@ -205,7 +219,8 @@ public:
     ///        condition_variable accepts (std_primitives: any clock).
     /// @return As recv(), or a recv_error with code `timed_out`.
     template <class Clock, class Duration>
-    recv_result<T> recv_until(const std::chrono::time_point<Clock, Duration>& deadline) {
+    [[nodiscard("the message, or why there is none (R-RECV-1)")]] recv_result<T> recv_until(
+        const std::chrono::time_point<Clock, Duration>& deadline) requires std::is_copy_constructible_v<T> {
         return this->state().recv(pos_, deadline);
     }
 
@@ -229,7 +244,8 @@ public:
     /// pending (R-ASYNC-5).
     /// @param stop Cancels a pending wait when stop is requested.
     /// @return An awaitable whose `co_await` yields a recv_result<T>, as recv().
-    detail::recv_operation<T, Primitives> async_recv(std::stop_token stop = {}) {
+    [[nodiscard("does nothing until co_awaited (R-ASYNC-1)")]] detail::recv_operation<T, Primitives> async_recv(
+        std::stop_token stop = {}) requires std::is_copy_constructible_v<T> {
         return {this->state(), pos_, std::move(stop), detail::resumer::inline_resume()};
     }
 
@@ -246,9 +262,79 @@ public:
     /// @param stop Cancels a pending wait when stop is requested.
     /// @return An awaitable yielding a recv_result<T>.
     template <scheduler S>
-    detail::recv_operation<T, Primitives> async_recv(S& scheduler, std::stop_token stop = {}) {
+    [[nodiscard("does nothing until co_awaited (R-ASYNC-1)")]] detail::recv_operation<T, Primitives> async_recv(
+        S& scheduler, std::stop_token stop = {}) requires std::is_copy_constructible_v<T> {
         return {this->state(), pos_, std::move(stop), detail::resumer::through(scheduler)};
     }
+
+    /// This receiver's answers as a range: `for (auto&& item : rx.messages())`
+    /// reads until the channel is closed and drained (R-RECV-6).
+    ///
+    /// @contract Each item is what one recv() answers: a message, or an
+    /// `overflowed(n)` report when this receiver lagged (R-OVF-2), yielded as an
+    /// item instead of being skipped as upstream's `Stream` does. The range ends
+    /// at `closed` (R-CLOSE-5), which it does not yield. An item is received
+    /// when the loop first looks at it, so `rx.messages() | std::views::take(n)`
+    /// receives exactly n and never waits for more. See message_range.
+    /// @exception std::logic_error on a moved-from receiver (R-HANDLE-1); while
+    /// iterating, as recv() (R-MSG-3).
+    /// @complexity O(1) to make; one recv() per item.
+    /// @blocking Making it never; looking at an item waits as recv() does.
+    /// @threadsafety One user at a time per receiver object (R-THREAD-1); this
+    /// receiver must outlive the range and is not used otherwise while an
+    /// iteration is going on.
+    /// @return A std::ranges::input_range and view of recv_result<T> items.
+    [[nodiscard("the range receives nothing until iterated (R-RECV-6)")]] message_range<T, Primitives, true> messages() & requires std::is_copy_constructible_v<T> {
+        static_cast<void>(this->state()); // R-HANDLE-1: a moved-from receiver fails here, not in the loop
+        return message_range<T, Primitives, true>(*this);
+    }
+    /// Not on a temporary receiver: it would be destroyed before the loop runs.
+    void messages() && = delete;
+
+    /// messages() without waiting: the items try_recv() answers now, up to
+    /// `empty` or `closed` (R-RECV-6); for polling loops that take what is
+    /// there and go on.
+    ///
+    /// @contract As messages(), with try_recv() instead of recv(); the range
+    /// also ends at `empty`, which it does not yield.
+    /// @exception As messages().
+    /// @complexity O(1) to make; one try_recv() per item, plus one for the end.
+    /// @blocking Never waits.
+    /// @threadsafety As messages().
+    /// @return A std::ranges::input_range and view of recv_result<T> items.
+    [[nodiscard("the range receives nothing until iterated (R-RECV-6)")]] message_range<T, Primitives, false> try_messages() & requires std::is_copy_constructible_v<T> {
+        static_cast<void>(this->state());
+        return message_range<T, Primitives, false>(*this);
+    }
+    /// Not on a temporary receiver: it would be destroyed before the loop runs.
+    void try_messages() && = delete;
+
+    /// How many queued messages this receiver will still receive: those at or
+    /// after its position (R-QUERY-2). Unlike len(), which counts the whole
+    /// queue (R-QUERY-1), this is tokio's `Receiver::len()` without the lost ones.
+    ///
+    /// @contract Messages evicted or shrunk away before this receiver read them
+    /// are not counted: they are missed(). After close it is what this receiver
+    /// still drains (R-CLOSE-5). Like every query, it may be stale as soon as it
+    /// returns: senders and evictions go on.
+    /// @exception std::logic_error on a moved-from receiver (R-HANDLE-1).
+    /// @complexity O(1). @blocking Never; takes the channel mutex briefly.
+    /// @threadsafety `const`: callable from any thread, also while this
+    /// receiver's user receives (the position is read under the channel mutex).
+    /// @return The number of messages, at most len().
+    [[nodiscard]] std::size_t unread() const { return this->state().unread(pos_); }
+
+    /// How many messages this receiver lost and has not been told about: the
+    /// `n` of the `overflowed(n)` its next receive reports, 0 if none (R-QUERY-2,
+    /// R-OVF-2). Asking does not report it.
+    ///
+    /// @contract `unread() + missed()` is what tokio's `Receiver::len()` counts:
+    /// everything sent since this receiver's position.
+    /// @exception std::logic_error on a moved-from receiver (R-HANDLE-1).
+    /// @complexity O(1). @blocking Never; takes the channel mutex briefly.
+    /// @threadsafety As unread().
+    /// @return The number of lost messages not yet reported.
+    [[nodiscard]] std::uint64_t missed() const { return this->state().missed(pos_); }
 
     /// A new active receiver that gets only the messages sent from now on
     /// (R-LIFE-2); cheaper than a copy, and independent of this receiver's
@@ -259,7 +345,7 @@ public:
     /// @complexity O(1). @blocking Never.
     /// @threadsafety `const`: callable from any thread.
     /// @return The new receiver.
-    receiver new_receiver() const {
+    [[nodiscard("a dropped handle is destroyed at once")]] receiver new_receiver() const {
         auto& state = this->state();
         return receiver(&state, state.attach_receiver_at_tail(false));
     }
@@ -271,7 +357,7 @@ public:
     /// @complexity O(1). @blocking Never.
     /// @threadsafety `const`: callable from any thread.
     /// @return The new sender.
-    sender<T, Primitives> new_sender() const {
+    [[nodiscard("a dropped handle is destroyed at once")]] sender<T, Primitives> new_sender() const {
         auto& state = this->state();
         state.add_sender();
         return detail::handle_access::adopt<sender<T, Primitives>>(&state);
@@ -286,7 +372,7 @@ public:
     /// @complexity O(len()). @blocking Never.
     /// @threadsafety Needs exclusive use of `*this`.
     /// @return The inactive receiver.
-    inactive_receiver<T, Primitives> deactivate() && {
+    [[nodiscard("dropped, the channel may close (R-CLOSE-3)")]] inactive_receiver<T, Primitives> deactivate() && {
         auto& state = this->state();
         const bool last = state.detach_receiver(pos_, true);
         static_cast<void>(last); // cannot be last: the inactive receiver remains

@@ -42,6 +42,15 @@ inline constexpr error_tag_t error_tag{};
 ///
 /// Plain data, independent of the channel once returned.
 ///
+/// The type is `[[nodiscard]]`: a call that returns a result and whose result
+/// is dropped is diagnosed (-Wunused-result), because the result is the only
+/// place a failed send hands its message back (R-SEND-5) and a receive puts
+/// its message or the reason it has none (R-RECV-1). The observers below are
+/// `[[nodiscard]]` too, as queries with no other effect (the convention of
+/// libc++ and the MSVC STL); the monadic members return a result, so they are
+/// covered by the type. Write `(void)` before a call only where dropping the
+/// outcome is what the code means, and say why next to it.
+///
 /// @complexity Every member is O(1), apart from the copy or move of the held
 /// value or error in the constructors and the comparison.
 /// @blocking Never; no member takes a lock.
@@ -50,7 +59,7 @@ inline constexpr error_tag_t error_tag{};
 /// @tparam V The value type.
 /// @tparam E The error type.
 template <class V, class E>
-class result {
+class [[nodiscard("the outcome: a received message, or a failed send's message (R-RECV-1, R-SEND-5)")]] result {
 public:
     using value_type = V; ///< What a success holds.
     using error_type = E; ///< What a failure holds.
@@ -63,62 +72,62 @@ public:
         : storage_(std::in_place_index<1>, std::move(error)) {}
 
     /// @return Whether this holds a value.
-    bool has_value() const noexcept { return storage_.index() == 0; }
+    [[nodiscard]] bool has_value() const noexcept { return storage_.index() == 0; }
     /// @return has_value(), so `if (auto m = rx.try_recv())` reads naturally.
-    explicit operator bool() const noexcept { return has_value(); }
+    [[nodiscard]] explicit operator bool() const noexcept { return has_value(); }
 
     /// The value, checked. @exception bad_result_access if this holds an error.
     /// @return The value.
-    V& value() & { check(); return *std::get_if<0>(&storage_); }
+    [[nodiscard]] V& value() & { check(); return *std::get_if<0>(&storage_); }
     /// The value, checked. @exception bad_result_access if this holds an error.
     /// @return The value.
-    const V& value() const& { check(); return *std::get_if<0>(&storage_); }
+    [[nodiscard]] const V& value() const& { check(); return *std::get_if<0>(&storage_); }
     /// The value, checked, to move from. @exception bad_result_access if this
     /// holds an error. @return The value.
-    V&& value() && { check(); return std::move(*std::get_if<0>(&storage_)); }
+    [[nodiscard]] V&& value() && { check(); return std::move(*std::get_if<0>(&storage_)); }
 
     // Precondition: has_value(). Like std::expected, unchecked.
     /// The value, unchecked: precondition has_value(). @return The value.
-    V& operator*() & noexcept { return *std::get_if<0>(&storage_); }
+    [[nodiscard]] V& operator*() & noexcept { return *std::get_if<0>(&storage_); }
     /// The value, unchecked: precondition has_value(). @return The value.
-    const V& operator*() const& noexcept { return *std::get_if<0>(&storage_); }
+    [[nodiscard]] const V& operator*() const& noexcept { return *std::get_if<0>(&storage_); }
     /// The value to move from, unchecked: precondition has_value(). @return The value.
-    V&& operator*() && noexcept { return std::move(*std::get_if<0>(&storage_)); }
+    [[nodiscard]] V&& operator*() && noexcept { return std::move(*std::get_if<0>(&storage_)); }
     /// The value's members, unchecked: precondition has_value(). @return Its address.
-    V* operator->() noexcept { return std::get_if<0>(&storage_); }
+    [[nodiscard]] V* operator->() noexcept { return std::get_if<0>(&storage_); }
     /// The value's members, unchecked: precondition has_value(). @return Its address.
-    const V* operator->() const noexcept { return std::get_if<0>(&storage_); }
+    [[nodiscard]] const V* operator->() const noexcept { return std::get_if<0>(&storage_); }
 
     // Precondition: !has_value().
     /// The error, unchecked: precondition !has_value(). @return The error.
-    E& error() & noexcept { return *std::get_if<1>(&storage_); }
+    [[nodiscard]] E& error() & noexcept { return *std::get_if<1>(&storage_); }
     /// The error, unchecked: precondition !has_value(). @return The error.
-    const E& error() const& noexcept { return *std::get_if<1>(&storage_); }
+    [[nodiscard]] const E& error() const& noexcept { return *std::get_if<1>(&storage_); }
     /// The error to move from, unchecked: precondition !has_value(). @return The error.
-    E&& error() && noexcept { return std::move(*std::get_if<1>(&storage_)); }
+    [[nodiscard]] E&& error() && noexcept { return std::move(*std::get_if<1>(&storage_)); }
 
     /// The value, or `fallback` for an error (std::expected::value_or).
     /// @param fallback Converted to V. @return A copy of the value, or the fallback.
     template <class U>
-    V value_or(U&& fallback) const& {
+    [[nodiscard]] V value_or(U&& fallback) const& {
         return has_value() ? **this : static_cast<V>(std::forward<U>(fallback));
     }
     /// The value moved out, or `fallback` for an error.
     /// @param fallback Converted to V. @return The value, or the fallback.
     template <class U>
-    V value_or(U&& fallback) && {
+    [[nodiscard]] V value_or(U&& fallback) && {
         return has_value() ? std::move(**this) : static_cast<V>(std::forward<U>(fallback));
     }
     /// The error, or `fallback` for a value (std::expected::error_or).
     /// @param fallback Converted to E. @return A copy of the error, or the fallback.
     template <class G>
-    E error_or(G&& fallback) const& {
+    [[nodiscard]] E error_or(G&& fallback) const& {
         return has_value() ? static_cast<E>(std::forward<G>(fallback)) : error();
     }
     /// The error moved out, or `fallback` for a value.
     /// @param fallback Converted to E. @return The error, or the fallback.
     template <class G>
-    E error_or(G&& fallback) && {
+    [[nodiscard]] E error_or(G&& fallback) && {
         return has_value() ? static_cast<E>(std::forward<G>(fallback)) : std::move(error());
     }
 
@@ -160,7 +169,7 @@ public:
     auto transform_error(F&& f) && { return chain_error<true>(std::move(*this), std::forward<F>(f)); }
 
     /// Equal when both hold equal values or both hold equal errors.
-    friend bool operator==(const result&, const result&) = default;
+    [[nodiscard]] friend bool operator==(const result&, const result&) = default;
 
 private:
     // and_then (Wrap = false: f returns the next result) and transform (Wrap =

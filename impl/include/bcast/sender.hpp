@@ -29,17 +29,23 @@ namespace bcast {
 /// copying throws std::logic_error on a moved-from sender and changes nothing
 /// (R-HANDLE-1).
 ///
+/// Every send is `[[nodiscard]]`: its result is where a failed send hands the
+/// message back (R-SEND-5), so `tx.try_broadcast(m);` is diagnosed; so are the
+/// awaitables, which do nothing until awaited, and new_receiver().
+///
 /// @threadsafety Every member except assignment is `const` and may be called on
 /// one sender object from any number of threads at once; distinct handles are
 /// always independent (R-THREAD-1). Each call holds the channel's one mutex
 /// only for a bounded number of steps; only broadcast() and its timed forms
 /// wait for other threads.
 ///
-/// @tparam T     The message type: nothrow move constructible and nothrow
-///               destructible (R-MSG-4, checked at compile time).
-/// @tparam Primitives The primitive set the channel is built on (R-IMPL-1);
-///               std_primitives unless you are model-checking.
-template <class T, class Primitives>
+/// @tparam T     The message type, a bcast::message_type: nothrow move
+///               constructible and nothrow destructible (R-MSG-4, checked at
+///               compile time by the constraint).
+/// @tparam Primitives The primitive set the channel is built on, a
+///               bcast::channel_primitives (R-IMPL-1); std_primitives unless
+///               you are model-checking.
+template <message_type T, channel_primitives Primitives>
 class sender : public detail::handle_base<T, Primitives> {
     using base = detail::handle_base<T, Primitives>;
 
@@ -126,7 +132,9 @@ public:
     /// @param message The message to send; moved in.
     /// @return Empty optional on success, the evicted message in overflow mode,
     /// or a send_error with code `closed`, `inactive` or `full`.
-    send_result<T> try_broadcast(T message) const { return this->state().try_broadcast(std::move(message)); }
+    [[nodiscard("a failed send hands the message back here (R-SEND-5)")]] send_result<T> try_broadcast(T message) const {
+        return this->state().try_broadcast(std::move(message));
+    }
 
     /// Sends `message`, waiting while it cannot be sent yet.
     ///
@@ -147,7 +155,7 @@ public:
     /// guaranteed order.
     /// @param message The message to send; moved in.
     /// @return As try_broadcast(), never with code `full`.
-    send_result<T> broadcast(T message) const {
+    [[nodiscard("a failed send hands the message back here (R-SEND-5)")]] send_result<T> broadcast(T message) const {
         return this->state().broadcast(std::move(message), detail::no_deadline{});
     }
 
@@ -166,7 +174,8 @@ public:
     ///        range (such as `std::chrono::hours::max()`) waits without limit.
     /// @return As broadcast(), or a send_error with code `timed_out`.
     template <class Rep, class Period>
-    send_result<T> broadcast_for(T message, const std::chrono::duration<Rep, Period>& timeout) const {
+    [[nodiscard("a failed send hands the message back here (R-SEND-5)")]] send_result<T> broadcast_for(
+        T message, const std::chrono::duration<Rep, Period>& timeout) const {
         if (const auto deadline = detail::deadline_after(timeout)) return broadcast_until(std::move(message), *deadline);
         return broadcast(std::move(message));
     }
@@ -182,7 +191,8 @@ public:
     ///        condition_variable accepts (std_primitives: any clock).
     /// @return As broadcast(), or a send_error with code `timed_out`.
     template <class Clock, class Duration>
-    send_result<T> broadcast_until(T message, const std::chrono::time_point<Clock, Duration>& deadline) const {
+    [[nodiscard("a failed send hands the message back here (R-SEND-5)")]] send_result<T> broadcast_until(
+        T message, const std::chrono::time_point<Clock, Duration>& deadline) const {
         return this->state().broadcast(std::move(message), deadline);
     }
 
@@ -206,7 +216,8 @@ public:
     /// @param message The message to send; moved in.
     /// @param stop Cancels a pending wait when stop is requested.
     /// @return An awaitable whose `co_await` yields a send_result<T>, as broadcast().
-    detail::send_operation<T, Primitives> async_broadcast(T message, std::stop_token stop = {}) const {
+    [[nodiscard("does nothing until co_awaited (R-ASYNC-1)")]] detail::send_operation<T, Primitives> async_broadcast(
+        T message, std::stop_token stop = {}) const {
         return {this->state(), std::move(message), std::move(stop), detail::resumer::inline_resume()};
     }
 
@@ -223,7 +234,8 @@ public:
     /// @param stop Cancels a pending wait when stop is requested.
     /// @return An awaitable yielding a send_result<T>.
     template <scheduler S>
-    detail::send_operation<T, Primitives> async_broadcast(S& scheduler, T message, std::stop_token stop = {}) const {
+    [[nodiscard("does nothing until co_awaited (R-ASYNC-1)")]] detail::send_operation<T, Primitives> async_broadcast(
+        S& scheduler, T message, std::stop_token stop = {}) const {
         return {this->state(), std::move(message), std::move(stop), detail::resumer::through(scheduler)};
     }
 
@@ -238,7 +250,7 @@ public:
     /// @blocking Never.
     /// @threadsafety As try_broadcast().
     /// @return The new receiver.
-    receiver<T, Primitives> new_receiver() const {
+    [[nodiscard("a dropped handle is destroyed at once")]] receiver<T, Primitives> new_receiver() const {
         auto& state = this->state();
         const std::uint64_t pos = state.attach_receiver_at_tail(false);
         return detail::handle_access::adopt<receiver<T, Primitives>>(&state, pos);

@@ -1,13 +1,36 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# The sanitizer trees, as tests of this tree: each builds the whole project
-# again with one compiler and one sanitizer set and runs the tests labelled
-# "unit", "stress", "property" or "example" there (unit, stress, property, examples). One ctest run, one
+# The nested trees, as tests of this tree: each builds the project again with
+# one compiler, one standard library and one sanitizer set, and runs the tests
+# labelled "unit", "stress", "property" or "example" there. One ctest run, one
 # summary. Relacy suites and the benchmark are not built in these trees.
+#
+#   nested.tsan_gcc        g++, libstdc++, ThreadSanitizer
+#   nested.asan_ubsan_gcc  g++, libstdc++, AddressSanitizer + UBSan
+#   nested.tsan_clang      clang++-14, libstdc++, ThreadSanitizer: the clang 14 build
+#                          of the unit, stress, property and example tests (this tree
+#                          is the plain g++ one, so no plain clang tree is added)
+#   nested.libcxx_clang    clang++-19, libc++ 19 (Debian: clang-19 libc++-19-dev
+#                          libc++abi-19-dev), Debug, no sanitizer: libc++'s debug
+#                          hardening mode checks container accesses and library
+#                          preconditions instead. Debug, because this tree checks the
+#                          standard library (the others check optimised code) and -O0
+#                          builds in a quarter of the time. Not libc++ 14: it has no
+#                          <stop_token>, which bcast's async API takes; libc++ 17 to
+#                          19 have it behind -fexperimental-library. GoogleTest is
+#                          built from its sources there; the RapidCheck property tests
+#                          are skipped (Debian ships RapidCheck built against libstdc++
+#                          only) unless -DBCAST_RAPIDCHECK_SOURCE_DIR=<its sources> on
+#                          this tree has RapidCheck built there (2000 programs a
+#                          property). The tree must be libc++ (BCAST_EXPECT_STDLIB,
+#                          the test stdlib.expected).
 find_program(BCAST_CLANGXX NAMES clang++-14 clang++)
+find_program(BCAST_LIBCXX_CXX NAMES clang++-19)
 
-# ctest label regex of what runs under the sanitizers.
+# ctest label regex of what runs in the nested trees.
 set(BCAST_SANITIZE_LABELS "unit|stress|property|example")
 
+# bcast_nested_suite(<name> <compiler> <sanitize> [<cmake option>...])
+# The extra options come last, so one of them overrides a default above (the last -D wins).
 function(bcast_nested_suite name compiler sanitize)
     add_test(NAME ${name}
         COMMAND ${CMAKE_CTEST_COMMAND}
@@ -20,7 +43,8 @@ function(bcast_nested_suite name compiler sanitize)
                 -DBCAST_SANITIZE=${sanitize}
                 -DBCAST_BUILD_BENCH=OFF
                 -DBCAST_NESTED_SUITES=OFF
-                -DBCAST_WERROR=${BCAST_WERROR} # the ci preset's ON reaches the sanitizer trees
+                -DBCAST_WERROR=${BCAST_WERROR} # the ci preset's ON reaches the nested trees
+                ${ARGN}
             --test-command ${CMAKE_CTEST_COMMAND} -L "${BCAST_SANITIZE_LABELS}" --output-on-failure --timeout 600)
     set_tests_properties(${name} PROPERTIES LABELS "nested" TIMEOUT 1800)
 endfunction()
@@ -31,4 +55,17 @@ if(BCAST_CLANGXX)
     bcast_nested_suite(nested.tsan_clang ${BCAST_CLANGXX} thread)
 else()
     message(WARNING "clang++ not found: the clang TSan suite is skipped")
+endif()
+if(BCAST_LIBCXX_CXX)
+    # CMAKE_CXX_FLAGS reaches the link line too (-lc++, -lc++experimental). Only
+    # what the labels run is built: no Relacy, mutants, fuzzer, docs, style or install rules.
+    bcast_nested_suite(nested.libcxx_clang ${BCAST_LIBCXX_CXX} "" -DCMAKE_BUILD_TYPE=Debug
+        "-DCMAKE_CXX_FLAGS=-stdlib=libc++ -fexperimental-library -D_LIBCPP_HARDENING_MODE=_LIBCPP_HARDENING_MODE_DEBUG"
+        -DBCAST_EXPECT_STDLIB=libc++
+        -DBCAST_BUILD_MODEL_TESTS=OFF -DBCAST_BUILD_FUZZ=OFF -DBCAST_BUILD_DOCS=OFF
+        -DBCAST_BUILD_STYLE_CHECKS=OFF -DBCAST_INSTALL=OFF
+        # Always passed, so an earlier run's value does not stay in the tree's cache.
+        "-DBCAST_RAPIDCHECK_SOURCE_DIR=${BCAST_RAPIDCHECK_SOURCE_DIR}" -DBCAST_PROPERTY_SEQUENCES=2000)
+else()
+    message(WARNING "clang++-19 not found (Debian: clang-19 libc++-19-dev libc++abi-19-dev): the libc++ suite is skipped")
 endif()

@@ -74,7 +74,13 @@ enum class target : std::uint8_t {
     X(async_recv, receiver)             /* co_await async_recv() where it cannot wait; else as below */ \
     X(async_broadcast, sender)          /* co_await async_broadcast(m) likewise              */ \
     X(async_recv_cancelled, receiver)   /* with a stop_token: b & 1 stop before, else after the start */ \
-    X(async_broadcast_cancelled, sender)
+    X(async_broadcast_cancelled, sender)                                                       \
+    /* Appended after those for the same reason: bcast's extensions (optional, spec/conformance.hpp). */ \
+    X(unread, receiver)                 /* R-QUERY-2                                         */ \
+    X(missed, receiver)                 /* R-QUERY-2                                         */ \
+    X(same_channel, any)                /* R-HANDLE-3: with the live handle b % count        */ \
+    X(try_messages, receiver)           /* R-RECV-6: the first b % 8 items of try_messages() */ \
+    X(messages, receiver)               /* R-RECV-6: of messages(), at most what it has without waiting */
 
 enum class op : std::uint8_t {
 #define BCAST_PROP_ENUM(name, tgt) name,

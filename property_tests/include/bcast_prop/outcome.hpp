@@ -5,9 +5,11 @@
 // the int the runner numbered the message with.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <vector>
 
 #include <bcast/errors.hpp>
 #include <bcast/result.hpp>
@@ -60,6 +62,20 @@ template <class Msg>
 recv_outcome to_outcome(const recv_result<Msg>& r) {
     if (r.has_value()) return recv_outcome{true, message_traits<Msg>::value(*r), {}, 0};
     return recv_outcome{false, 0, r.error().code, r.error().missed};
+}
+
+// The items a receiver's range yielded (R-RECV-6), in order.
+template <class Msg>
+std::vector<recv_outcome> to_outcomes(const std::vector<recv_result<Msg>>& items) {
+    std::vector<recv_outcome> outcomes;
+    for (const recv_result<Msg>& item : items) outcomes.push_back(to_outcome(item));
+    return outcomes;
+}
+
+inline std::ostream& operator<<(std::ostream& out, const std::vector<recv_outcome>& items) {
+    out << '[';
+    for (std::size_t i = 0; i < items.size(); ++i) out << (i == 0 ? "" : ", ") << items[i];
+    return out << ']';
 }
 
 } // namespace bcast::prop

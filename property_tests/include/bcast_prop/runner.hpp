@@ -2,8 +2,14 @@
 // The differential interpreter: runs a program (commands.hpp) on an
 // implementation and on bcast::spec::model<int>, command by command, and
 // compares every result (outcome.hpp) and, after every command, all ten
-// queries (snapshot.hpp). On the first difference it throws `mismatch` with
-// the whole executed trace (handles resolved to ids) and the two results.
+// queries (snapshot.hpp) and every receiver's own counts (R-QUERY-2). On the
+// first difference it throws `mismatch` with the whole executed trace
+// (handles resolved to ids) and the two results.
+//
+// bcast's extensions are optional parts of the conformance concept
+// (spec/conformance.hpp): where an implementation lacks one, the pending
+// counts and same_channel are not compared, and the range commands (R-RECV-6)
+// run as the single receives they stand for.
 //
 // Besides comparing with the model it checks the named properties:
 // overflow, lag and close on the implementation alone (ghost_checks.hpp);
@@ -37,6 +43,7 @@
 #include <string>
 #include <string_view>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include <bcast/errors.hpp>
@@ -65,7 +72,7 @@ struct mismatch : std::logic_error {
 struct check_options {
     bool compare = true;  // compare each result with the model's (off: the named properties alone judge)
     bool ghost = true;    // the named-property checks on the implementation alone (ghost_checks.hpp)
-    bool snapshot = true; // compare all ten queries after every command
+    bool snapshot = true; // compare all ten queries, and each receiver's counts, after every command
     bool finish = true;   // at the end: close, drain every receiver, send on every sender, drop every handle
 };
 
@@ -273,6 +280,36 @@ private:
         case op::await_active:
             expect_equal("await_active()", show(m->await_active(id)), show(impl_->await_active(id)));
             return;
+        case op::unread:
+            if constexpr (spec::pending_count_channel<Impl, Msg>) {
+                trace_.back() += " -> " + std::to_string(m->unread(id));
+                expect_equal("unread()", m->unread(id), impl_->unread(id));
+            } else {
+                trace_.back() += "  (not offered: optional)";
+            }
+            return;
+        case op::missed:
+            if constexpr (spec::pending_count_channel<Impl, Msg>) {
+                trace_.back() += " -> " + std::to_string(m->missed(id));
+                expect_equal("missed()", m->missed(id), impl_->missed(id));
+            } else {
+                trace_.back() += "  (not offered: optional)";
+            }
+            return;
+        case op::same_channel: {
+            const std::vector<handle_id> ids = candidates(target::any);
+            const handle_id other = ids[b % ids.size()];
+            trace_.back() += " and id " + std::to_string(other);
+            if constexpr (spec::handle_identity_channel<Impl, Msg>) {
+                trace_.back() += " -> " + show(m->same_channel(id, other));
+                expect_equal("same_channel()", show(m->same_channel(id, other)), show(impl_->same_channel(id, other)));
+            } else {
+                trace_.back() += "  (not offered: optional)";
+            }
+            return;
+        }
+        case op::try_messages: take_messages(id, b % 8, false); return;
+        case op::messages: take_messages(id, b % 8, true); return;
         }
         fail("unknown command");
     }
@@ -406,6 +443,60 @@ private:
         if (options_.ghost) check(ghost_.received(id, actual, len_before));
     }
 
+    // ---- a receiver's ranges (R-RECV-6) ----------------------------------------
+    //
+    // The first `limit` items of try_messages() or messages(). messages() may
+    // only be taken as far as it cannot wait: where the model says it would,
+    // the runner takes exactly what the receiver has (its messages, and a lag
+    // report as one item), which also checks that taking the last of them does
+    // not wait for one more.
+
+    void take_messages(handle_id id, std::size_t limit, bool blocking) {
+        spec_type& m = *spec_;
+        const std::size_t len_before = impl_->len(id);
+        if (blocking && m.messages_would_block(id, limit)) limit = m.unread(id) + (m.missed(id) != 0 ? 1 : 0);
+        trace_.back() += " (take " + std::to_string(limit) + ")";
+        const std::vector<recv_outcome> expected = to_outcomes(blocking ? m.messages(id, limit) : m.try_messages(id, limit));
+        std::vector<recv_outcome> actual;
+        if constexpr (spec::message_range_channel<Impl, Msg>) {
+            if (blocking) {
+                actual = guarded("messages", id, [&] { return to_outcomes(impl_->messages(id, limit)); });
+            } else {
+                actual = to_outcomes(impl_->try_messages(id, limit));
+            }
+        } else {
+            actual = receive_one_by_one(id, limit, blocking);
+        }
+        trace_.back() += " -> " + show(expected);
+        expect_equal(blocking ? "messages() items" : "try_messages() items", expected, actual);
+        for (const recv_outcome& item : actual) {
+            ++stats_.range_items;
+            if (item.ok) ++stats_.received;
+            if (!item.ok && item.code == recv_errc::overflowed) ++stats_.overflowed;
+            // len_before is the queue at the start: the head it implies is at
+            // most the real one, which only this receiver's reads move, and
+            // never past its position; so it judges every item correctly.
+            if (options_.ghost) check(ghost_.received(id, item, len_before));
+        }
+    }
+
+    // Without the ranges: the receives they stand for, up to the answer that would end the range.
+    std::vector<recv_outcome> receive_one_by_one(handle_id id, std::size_t limit, bool blocking) {
+        std::vector<recv_outcome> items;
+        while (items.size() < limit) {
+            recv_outcome got;
+            if constexpr (spec::blocking_broadcast_channel<Impl, Msg>) {
+                got = blocking ? guarded("recv", id, [&] { return to_outcome(impl_->recv(id)); })
+                               : to_outcome(impl_->try_recv(id));
+            } else {
+                got = to_outcome(impl_->try_recv(id)); // where recv() cannot block it answers what try_recv() does
+            }
+            if (!got.ok && (got.code == recv_errc::closed || got.code == recv_errc::empty)) break;
+            items.push_back(got);
+        }
+        return items;
+    }
+
     // Runs a blocking call that must not block (see watchdog).
     template <class Call>
     auto guarded(const char* what, handle_id id, Call call) {
@@ -504,6 +595,19 @@ private:
         if (!has_handles()) return;
         const handle_id via = any_handle();
         expect_equal(when, snapshot_of(*spec_, via), snapshot_of(*impl_, via));
+        if constexpr (spec::pending_count_channel<Impl, Msg>) { // R-QUERY-2, for every receiver
+            for (handle_id id : receivers_) {
+                const std::pair<std::size_t, std::uint64_t> expected{spec_->unread(id), spec_->missed(id)};
+                const std::pair<std::size_t, std::uint64_t> actual{impl_->unread(id), impl_->missed(id)};
+                if (expected == actual) continue; // the text only for a difference: this runs after every command
+                const std::string what = std::string(when) + ": unread(), missed() of receiver " + std::to_string(id);
+                expect_equal(what.c_str(), counts_text(expected), counts_text(actual));
+            }
+        }
+    }
+
+    static std::string counts_text(const std::pair<std::size_t, std::uint64_t>& counts) {
+        return "unread " + std::to_string(counts.first) + ", missed " + std::to_string(counts.second);
     }
 
     long live() const { return traits::counted ? instrumented_message::live.load() : 0; }

@@ -78,7 +78,8 @@ inline profile conformance_profile() {
              {1, op::is_empty},      {1, op::is_full},           {1, op::capacity},        {1, op::receiver_count},
              {1, op::inactive_receiver_count}, {1, op::sender_count}, {1, op::is_closed},  {1, op::overflow},
              {1, op::await_active},  {2, op::async_recv},        {2, op::async_broadcast}, {1, op::async_recv_cancelled},
-             {1, op::async_broadcast_cancelled}},
+             {1, op::async_broadcast_cancelled}, {1, op::unread},   {1, op::missed},          {1, op::same_channel},
+             {2, op::try_messages},  {2, op::messages}},
             {}};
 }
 
@@ -88,21 +89,24 @@ inline profile overflow_profile() {
     return {{{10, op::try_broadcast}, {2, op::broadcast},     {6, op::try_recv},      {2, op::recv},
              {3, op::clone_receiver}, {2, op::new_receiver},  {1, op::drop_receiver}, {1, op::deactivate},
              {1, op::activate_cloned}, {2, op::set_capacity}, {1, op::set_overflow},  {1, op::len},
-             {2, op::async_broadcast}, {2, op::async_recv}},
+             {2, op::async_broadcast}, {2, op::async_recv}, {1, op::try_messages}},
             {command{op::set_overflow, 0, 1}}};
 }
 
 // Lagging receivers: evictions and shrinks (including below len) mixed; the
-// lag report reaches async receives too (R-ASYNC-1).
+// lag report reaches async receives too (R-ASYNC-1), is announced by missed()
+// (R-QUERY-2) and is an item of the ranges (R-RECV-6).
 inline profile lag_profile() {
     return {{{8, op::try_broadcast}, {4, op::set_capacity},  {6, op::try_recv},     {1, op::recv_expired},
              {1, op::recv},          {3, op::clone_receiver}, {1, op::new_receiver}, {1, op::drop_receiver},
-             {2, op::set_overflow},  {1, op::deactivate},     {1, op::activate},     {2, op::async_recv}},
+             {2, op::set_overflow},  {1, op::deactivate},     {1, op::activate},     {2, op::async_recv},
+             {1, op::missed},        {1, op::unread},         {2, op::try_messages}, {1, op::messages}},
             {command{op::set_overflow, 0, 1}}};
 }
 
 // Closing from every side: close(), last sender gone, last receiver gone;
-// sends, receives (async ones too) and new handles afterwards.
+// sends, receives (async ones, and ranges that end at close, too) and new
+// handles afterwards.
 inline profile close_profile() {
     return {{{6, op::try_broadcast},  {1, op::broadcast},      {1, op::broadcast_expired}, {6, op::try_recv},
              {2, op::recv},           {1, op::recv_expired},   {2, op::close},             {2, op::drop_sender},
@@ -110,7 +114,7 @@ inline profile close_profile() {
              {1, op::deactivate},     {1, op::activate},       {1, op::activate_cloned},   {2, op::new_receiver},
              {2, op::clone_receiver}, {1, op::is_closed},      {1, op::set_capacity},      {1, op::set_overflow},
              {1, op::set_await_active}, {2, op::async_recv},   {1, op::async_broadcast},   {1, op::async_recv_cancelled},
-             {1, op::async_broadcast_cancelled}},
+             {1, op::async_broadcast_cancelled}, {2, op::messages}, {1, op::try_messages}},
             {}};
 }
 
@@ -123,7 +127,8 @@ inline profile lifetimes_profile() {
              {2, op::drop_receiver}, {2, op::deactivate},      {1, op::activate},          {1, op::activate_cloned},
              {1, op::drop_inactive}, {1, op::drop_sender},     {1, op::clone_sender},      {3, op::set_capacity},
              {3, op::set_overflow},  {1, op::close},           {1, op::create},            {1, op::async_recv},
-             {1, op::async_broadcast}, {1, op::async_recv_cancelled}, {2, op::async_broadcast_cancelled}},
+             {1, op::async_broadcast}, {1, op::async_recv_cancelled}, {2, op::async_broadcast_cancelled},
+             {1, op::try_messages},  {1, op::messages}},
             {}};
 }
 

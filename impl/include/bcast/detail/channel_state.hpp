@@ -324,7 +324,7 @@ public:
     void set_capacity(std::size_t new_capacity) {
         check_capacity(new_capacity);
         critical_section section(*this);
-        ring_.grow(new_capacity); // may throw bad_alloc: nothing changed yet
+        ring_.grow(new_capacity); // may throw bad_alloc: nothing changed yet (R-EXC-1)
         const std::size_t old_capacity = capacity_.get();
         capacity_.set(new_capacity);
         while (ring_.size() > new_capacity) { // drop the oldest; laggards see overflowed
@@ -546,7 +546,7 @@ private:
 
     // Every pending receive whose receiver now has an answer gets it (every
     // receiver reads every message, so all of them are tried).
-    void settle_receivers() noexcept {
+    void settle_receivers() noexcept requires std::is_copy_constructible_v<T> {
         for (waiter* node = recv_waiters_.front(); node != nullptr;) {
             auto& pending = static_cast<recv_waiter_type&>(*node);
             node = node->next; // `pending` may leave the list below
@@ -555,11 +555,14 @@ private:
                 if (!received.has_value() && received.error().code == recv_errc::empty) continue;
                 pending.result.emplace(std::move(received));
             } catch (...) {
-                pending.failure = std::current_exception(); // the copy threw; nothing changed (R-MSG-3)
+                pending.failure = std::current_exception(); // the copy threw; nothing changed (R-MSG-3); this caller goes on (R-EXC-1)
             }
             finish(recv_waiters_, pending);
         }
     }
+    // Without a copy constructor no receive can be pending (every receiving
+    // member requires one), and sending must not need one (R-MSG-4).
+    void settle_receivers() noexcept requires(!std::is_copy_constructible_v<T>) {}
 
     // Pending sends in FIFO order, until the first that still has to wait:
     // every later one would get the same answer (full, or no active receiver).
@@ -666,6 +669,21 @@ private:
     static constexpr unsigned senders_changed = 1, receivers_changed = 2, waiters_completed = 4;
     typename Primitives::template var<unsigned> async_marks_;            // 0 whenever the mutex is free: every critical section settles
     waiter_list completed_waiters_;                                 // answered, to be resumed after the unlock; empty whenever the mutex is free
+
+public:
+    // R-QUERY-2: a receiver's own counts, read under the lock like every read
+    // of a position (its owner's receives write it under the lock). Last in
+    // the class because docs/ quote Relacy traces by line number of this file.
+    std::size_t unread(const position& pos) const {
+        lock_type lock(mutex_);
+        return ring_.size() - first_unread_index(pos.load()); // the lost ones are not queued
+    }
+    std::uint64_t missed(const position& pos) const {
+        lock_type lock(mutex_);
+        const std::uint64_t current = pos.load();
+        const std::uint64_t head = head_pos_.get();
+        return current < head ? head - current : 0; // what the next attempt_recv reports (R-OVF-2)
+    }
 };
 
 } // namespace bcast::detail

@@ -34,23 +34,32 @@ class handle_base {
 public:
     using state_type = channel_state<T, Primitives>;
 
-    std::size_t capacity() const { return state().capacity(); }
+    // The queries are [[nodiscard]]: they only answer, so a dropped answer is
+    // a mistake (libc++'s and the MSVC STL's convention for queries). close()
+    // is not: its bool only says whether this call was the one that closed
+    // the channel (R-CLOSE-1), and `tx.close();` is the usual way to close.
+    [[nodiscard]] std::size_t capacity() const { return state().capacity(); }
     void set_capacity(std::size_t new_capacity) const { state().set_capacity(new_capacity); }
-    bool overflow() const { return state().overflow(); }
+    [[nodiscard]] bool overflow() const { return state().overflow(); }
     void set_overflow(bool enabled) const { state().set_overflow(enabled); }
-    bool await_active() const { return state().await_active(); }
+    [[nodiscard]] bool await_active() const { return state().await_active(); }
     void set_await_active(bool enabled) const { state().set_await_active(enabled); }
     bool close() const { return state().close(); }
-    bool is_closed() const { return state().is_closed(); }
-    bool is_empty() const { return state().is_empty(); }
-    bool is_full() const { return state().is_full(); }
-    std::size_t len() const { return state().len(); }
-    std::size_t receiver_count() const { return state().receiver_count(); }
-    std::size_t inactive_receiver_count() const { return state().inactive_receiver_count(); }
-    std::size_t sender_count() const { return state().sender_count(); }
+    [[nodiscard]] bool is_closed() const { return state().is_closed(); }
+    [[nodiscard]] bool is_empty() const { return state().is_empty(); }
+    [[nodiscard]] bool is_full() const { return state().is_full(); }
+    [[nodiscard]] std::size_t len() const { return state().len(); }
+    [[nodiscard]] std::size_t receiver_count() const { return state().receiver_count(); }
+    [[nodiscard]] std::size_t inactive_receiver_count() const { return state().inactive_receiver_count(); }
+    [[nodiscard]] std::size_t sender_count() const { return state().sender_count(); }
+
+    // R-HANDLE-3: the handles of one channel share one state. Both sides go
+    // through state(), so a moved-from handle on either side throws
+    // (R-HANDLE-1) instead of two empty handles comparing equal.
+    [[nodiscard]] bool same_channel(const handle_base& other) const { return &state() == &other.state(); }
 
     // False for a moved-from handle (R-HANDLE-1).
-    bool valid() const noexcept { return state_ != nullptr; }
+    [[nodiscard]] bool valid() const noexcept { return state_ != nullptr; }
 
 protected:
     explicit handle_base(state_type* state) noexcept : state_(state) {}

@@ -92,7 +92,7 @@ public:
     }
 
     // Makes room for `slot_count` messages without changing the queue. Strong
-    // guarantee: if the allocation throws, nothing changed.
+    // guarantee: if the allocation throws, nothing changed (R-EXC-1).
     void grow(std::size_t slot_count) {
         if (slot_count <= slot_count_) return;
         auto grown = std::make_unique<slot[]>(slot_count); // may throw: nothing changed yet

@@ -12,12 +12,25 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <ranges>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include <bcast/bcast.hpp>
 
 #include "model.hpp"
+
+// clang before 16 cannot instantiate libstdc++'s range adaptors at all (even
+// `std::views::istream<int>(in) | std::views::take(2)` fails inside
+// view_interface), and the clang TSan tree and the fuzzer are clang 14 with
+// libstdc++. There the adapter takes a range's items by hand, exactly as
+// take_view does; elsewhere through std::views::take itself.
+#if defined(__clang__) && __clang_major__ < 16 && defined(__GLIBCXX__)
+#define BCAST_SPEC_HAS_VIEW_ADAPTORS 0
+#else
+#define BCAST_SPEC_HAS_VIEW_ADAPTORS 1
+#endif
 
 namespace bcast::spec {
 
@@ -50,6 +63,16 @@ public:
     recv_result<T> recv(handle_id receiver) { return receiver_at(receiver).recv(); }
     recv_result<T> recv_expired(handle_id receiver) {
         return receiver_at(receiver).recv_for(std::chrono::nanoseconds(0));
+    }
+
+    // The receiver's ranges (R-RECV-6), taken through std::views::take, so
+    // that receiving exactly `limit` items is the range's own doing.
+    std::vector<recv_result<T>> try_messages(handle_id receiver, std::size_t limit) {
+        return take(receiver_at(receiver).try_messages(), limit);
+    }
+    // Precondition: taking `limit` items cannot block (the model's messages_would_block()).
+    std::vector<recv_result<T>> messages(handle_id receiver, std::size_t limit) {
+        return take(receiver_at(receiver).messages(), limit);
     }
 
     // ---- handles -----------------------------------------------------------
@@ -105,6 +128,13 @@ public:
     }
     std::size_t sender_count(handle_id via) const { return on(via, [](const auto& h) { return h.sender_count(); }); }
 
+    // A receiver's own counts (R-QUERY-2) and handle identity (R-HANDLE-3).
+    std::size_t unread(handle_id receiver) const { return receiver_at(receiver).unread(); }
+    std::uint64_t missed(handle_id receiver) const { return receiver_at(receiver).missed(); }
+    bool same_channel(handle_id a, handle_id b) const {
+        return on(a, [&](const auto& first) { return on(b, [&](const auto& second) { return first.same_channel(second); }); });
+    }
+
     bool is_sender(handle_id id) const { return senders_.count(id) != 0; }
     bool is_receiver(handle_id id) const { return receivers_.count(id) != 0; }
     bool is_inactive_receiver(handle_id id) const { return inactives_.count(id) != 0; }
@@ -113,6 +143,7 @@ public:
     // Direct access, for tests that need the handle itself.
     sender_type& sender_at(handle_id id) { return find(senders_, id)->second; }
     receiver_type& receiver_at(handle_id id) { return find(receivers_, id)->second; }
+    const receiver_type& receiver_at(handle_id id) const { return find(receivers_, id)->second; }
     inactive_type& inactive_at(handle_id id) { return find(inactives_, id)->second; }
 
 private:
@@ -130,6 +161,21 @@ private:
     handle_id add(Map& handles, Handle&& handle) {
         handles.emplace(next_id_, std::forward<Handle>(handle));
         return next_id_++;
+    }
+    template <class Range>
+    static std::vector<recv_result<T>> take(Range&& items, std::size_t limit) {
+        std::vector<recv_result<T>> taken;
+#if BCAST_SPEC_HAS_VIEW_ADAPTORS
+        for (auto&& item : std::forward<Range>(items) | std::views::take(static_cast<std::ptrdiff_t>(limit))) {
+            taken.push_back(std::move(item));
+        }
+#else
+        // take_view's protocol: the end test before each item, ++ after it, and
+        // after the last one the count alone ends the loop (no end test).
+        auto it = items.begin();
+        for (std::size_t count = 0; count < limit && it != items.end(); ++count, ++it) taken.push_back(std::move(*it));
+#endif
+        return taken;
     }
     template <class Fn>
     decltype(auto) on(handle_id via, Fn fn) const {

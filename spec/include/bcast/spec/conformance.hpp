@@ -19,8 +19,10 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <bcast/errors.hpp>
 #include <bcast/result.hpp>
@@ -89,6 +91,34 @@ concept blocking_broadcast_channel =
         { c.recv(id) } -> std::same_as<recv_result<T>>;
     };
 
+// The optional extensions (bcast's own, beyond upstream's API; a port of
+// upstream has none of them, and is still checked without them). Each is
+// checked where the implementation offers it, and skipped where it does not:
+// the commands that use it then compare nothing (pending counts, same_channel)
+// or run as the plain receives they stand for (ranges).
+
+// R-QUERY-2: a receiver's own counts, on a receiver's id.
+template <class C, class T>
+concept pending_count_channel = broadcast_channel<C, T> && requires(const C& cc, handle_id id) {
+    { cc.unread(id) } -> std::same_as<std::size_t>;   // queued messages it will still receive
+    { cc.missed(id) } -> std::same_as<std::uint64_t>; // the n of its pending overflowed(n), else 0
+};
+
+// R-HANDLE-3: whether two handles (ids of any kinds) share a channel.
+template <class C, class T>
+concept handle_identity_channel = broadcast_channel<C, T> && requires(const C& cc, handle_id a, handle_id b) {
+    { cc.same_channel(a, b) } -> std::same_as<bool>;
+};
+
+// R-RECV-6: the first n items of a receiver's ranges, taken through the range
+// itself as `| std::views::take(n)` takes them, not through single receives.
+// messages() is called only where the model says taking n cannot block.
+template <class C, class T>
+concept message_range_channel = broadcast_channel<C, T> && requires(C& c, handle_id id, std::size_t n) {
+    { c.try_messages(id, n) } -> std::same_as<std::vector<recv_result<T>>>;
+    { c.messages(id, n) } -> std::same_as<std::vector<recv_result<T>>>;
+};
+
 // A family of implementations, one channel type per message type, with a
 // display name for test output: what the conformance suite is instantiated with.
 //
@@ -103,5 +133,7 @@ concept implementation_family = requires {
 
 // The reference satisfies its own concept (and is the oracle, never a subject).
 static_assert(broadcast_channel<model<int>, int>);
+static_assert(pending_count_channel<model<int>, int> && handle_identity_channel<model<int>, int> &&
+              message_range_channel<model<int>, int>);
 
 } // namespace bcast::spec

@@ -19,7 +19,13 @@
 //   R-IMPL-3);
 // - object lifetimes and copies (R-MSG-2, R-MSG-3, R-MSG-4, R-RECV-3): the
 //   model copies freely; the implementation's tests count objects;
-// - handle objects (R-HANDLE-1, R-HANDLE-2): the model has ids, not objects.
+// - handle objects (R-HANDLE-1, R-HANDLE-2): the model has ids, not objects;
+//   and one model object is one channel, so its same_channel (R-HANDLE-3) is
+//   true for any two live ids: handles of different channels are the
+//   implementation's tests' business;
+// - iterators (R-RECV-6): the model answers with the items a receiver's range
+//   yields; that the implementation receives each item only when the loop
+//   looks at it is what makes its answers equal to these.
 // It uses the implementation's error vocabulary (R-ERR-1, R-ERR-2).
 #pragma once
 
@@ -32,6 +38,7 @@
 #include <set>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include <bcast/errors.hpp>
 #include <bcast/result.hpp>
@@ -115,6 +122,41 @@ public:
     recv_result<T> recv_expired(handle_id receiver) {
         if (recv_would_block(receiver)) return recv_result<T>(error_tag, recv_error{recv_errc::timed_out, 0});
         return try_recv(receiver);
+    }
+
+    // ---- a receiver's messages as a range (R-RECV-6) ------------------------
+    // What `for (auto&& m : rx.try_messages() | std::views::take(limit))` and
+    // the same over rx.messages() yield: one receive per item, the lag report
+    // included; the answer that ends the range (closed, and for try_messages
+    // empty) is consumed by the range but not yielded.
+
+    // try_recv() answers until the first `empty` or `closed`, at most `limit`.
+    std::vector<recv_result<T>> try_messages(handle_id receiver, std::size_t limit) {
+        std::vector<recv_result<T>> items;
+        while (items.size() < limit) {
+            recv_result<T> got = try_recv(receiver);
+            if (ends_a_range(got)) break;
+            items.push_back(std::move(got));
+        }
+        return items;
+    }
+
+    // recv() answers until the first `closed`, at most `limit`. Precondition:
+    // it cannot block (!messages_would_block(receiver, limit)); the model has
+    // no other thread to wait for.
+    std::vector<recv_result<T>> messages(handle_id receiver, std::size_t limit) {
+        if (messages_would_block(receiver, limit)) {
+            throw std::logic_error("bcast::spec::model: messages() would block: nothing to read, channel open");
+        }
+        return try_messages(receiver, limit); // where recv() cannot block it answers what try_recv() does
+    }
+
+    // Whether taking `limit` items of rx.messages() would wait (R-RECV-4): the
+    // channel is open and the receiver has fewer items than that, counting a
+    // pending lag report as one.
+    bool messages_would_block(handle_id receiver, std::size_t limit) const {
+        const std::size_t ready = unread(receiver) + (missed(receiver) != 0 ? 1 : 0);
+        return !closed_ && limit > ready;
     }
 
     // ---- handles (R-LIFE-*, R-CLOSE-2, R-CLOSE-3) ---------------------------
@@ -205,11 +247,24 @@ public:
     bool is_receiver(handle_id id) const { return positions_.count(id) != 0; }
     bool is_inactive_receiver(handle_id id) const { return inactives_.count(id) != 0; }
 
-    // Messages this receiver has not read yet (what it would drain after close).
+    // ---- a receiver's own counts (R-QUERY-2) ----------------------------------
+    // Only active receivers have a position; any other id is a caller error.
+
+    // The queued messages this receiver will still receive: those at or after
+    // its position (what it drains after close). Lost ones are not counted.
     std::size_t unread(handle_id receiver) const {
-        const std::uint64_t pos = std::max(positions_.at(receiver), head_pos_);
+        const std::uint64_t pos = std::max(position_of(receiver), head_pos_);
         return static_cast<std::size_t>(tail_pos() - pos);
     }
+    // The n of the overflowed(n) its next receive reports (R-OVF-2), 0 if none.
+    std::uint64_t missed(handle_id receiver) const {
+        const std::uint64_t pos = position_of(receiver);
+        return pos < head_pos_ ? head_pos_ - pos : 0;
+    }
+
+    // ---- handle identity (R-HANDLE-3) -----------------------------------------
+    // One model object is one channel: any two live handles share it.
+    bool same_channel(handle_id a, handle_id b) const { return require(exists(a) && exists(b)), true; }
 
 private:
     static std::size_t checked(std::size_t capacity) {
@@ -227,6 +282,15 @@ private:
         auto found = positions_.find(receiver);
         require(found != positions_.end());
         return found->second;
+    }
+    std::uint64_t position_of(handle_id receiver) const {
+        auto found = positions_.find(receiver);
+        require(found != positions_.end());
+        return found->second;
+    }
+    // The answers that end a receiver's range (R-RECV-6); recv() never answers empty.
+    static bool ends_a_range(const recv_result<T>& got) {
+        return !got.has_value() && (got.error().code == recv_errc::closed || got.error().code == recv_errc::empty);
     }
     std::uint64_t tail_pos() const { return head_pos_ + queue_.size(); }
 
