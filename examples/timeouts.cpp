@@ -9,10 +9,14 @@
 // The timed-out cases use short timeouts on a channel nobody else touches, so
 // they cannot succeed; the successful ones use a long timeout that a working
 // channel never reaches. No outcome depends on the machine's speed.
+//
+// At the end: the codes as std::error_code (R-ERR-3), result::value_or
+// (R-ERR-4) and same_channel (R-HANDLE-3).
 #include <bcast/bcast.hpp>
 
 #include <chrono>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -74,6 +78,15 @@ int main() {
     out.line("after close, main recv_for(30s) again: ", examples::describe(rx.recv_for(30s)));
     out.line("after close, broadcast_for(6, 30s): ", examples::describe(tx.broadcast_for(6, 30s)));
 
+    // The error codes are std::error_codes too (R-ERR-3), so code that already
+    // handles std::error_code takes them as they are; result has
+    // std::expected's members (R-ERR-4), here a default without a branch; and
+    // any two handles can say whether they share a channel (R-HANDLE-3).
+    const std::error_code closed_code = rx.recv_for(30s).error().code;
+    out.line("as a std::error_code: ", closed_code.category().name(), ": ", closed_code.message());
+    out.line("try_recv().value_or(-1) after close: ", rx.try_recv().value_or(-1));
+    out.line("tx.same_channel(rx): ", tx.same_channel(rx) ? "yes" : "no");
+
     return out.finish(
         "recv_for(20ms), nothing sent: receiving timed out (waited 20 ms: yes)\n"
         "broadcast_for(2, 20ms), channel full: sending timed out, message 2 handed back (waited 20 ms: yes)\n"
@@ -85,5 +98,8 @@ int main() {
         "consumer thread, recv_for(30s) twice: 3, 5\n"
         "after close, main recv_for(30s): 5\n"
         "after close, main recv_for(30s) again: receiving from an empty and closed channel\n"
-        "after close, broadcast_for(6, 30s): sending into a closed channel, message 6 handed back\n");
+        "after close, broadcast_for(6, 30s): sending into a closed channel, message 6 handed back\n"
+        "as a std::error_code: bcast.recv: receiving from an empty and closed channel\n"
+        "try_recv().value_or(-1) after close: -1\n"
+        "tx.same_channel(rx): yes\n");
 }
