@@ -160,7 +160,8 @@ def first_lines(text, n):
 def build_relacy(args, scratch):
     exe = scratch / "bcast_relacy"
     opt = ["-O0", "-g"] if args.debug else [args.opt]
-    cmd = [args.cxx, "-std=c++20", *opt, "-fno-sized-deallocation", "-fno-lifetime-dse", "-UNDEBUG", "-w",
+    quick_only = ["-DBCAST_RELACY_QUICK_ONLY"] if args.controls or args.mode == "quick" else []  # registry.hpp
+    cmd = [args.cxx, "-std=c++20", *opt, *quick_only, "-fno-sized-deallocation", "-fno-lifetime-dse", "-UNDEBUG", "-w",
            "-I", str(scratch / "impl" / "include"), "-I", str(scratch / "spec" / "include"),
            str(scratch / "model_tests" / "relacy" / "main.cpp"), "-o", str(exe)]
     if os.path.normpath(args.relacy_include) not in ("/usr/include", "/usr/local/include"):
@@ -292,7 +293,9 @@ def run_property(args, entry):
     repo = pathlib.Path(args.repo)
     exe = scratch / "properties"
     opt = ["-O0", "-g"] if args.debug else ["-O1"]
-    cmd = [args.cxx, "-std=c++20", *opt, "-DNDEBUG", "-w", *shlex.split(args.property_cxxflags),
+    # Only the std_primitives suite, the one the table runs (properties.cpp).
+    cmd = [args.cxx, "-std=c++20", *opt, "-DNDEBUG", "-DBCAST_PROPERTIES_STD_PRIMITIVES_ONLY", "-w",
+           *shlex.split(args.property_cxxflags),
            f"-I{scratch / 'impl' / 'include'}", f"-I{repo / 'spec' / 'include'}",
            f"-I{repo / 'property_tests' / 'include'}", f"-I{repo / 'impl' / 'tests' / 'support'}",
            str(repo / "property_tests" / "src" / "properties.cpp"), "-o", str(exe),
@@ -347,8 +350,8 @@ def parse_args():
                     if os.environ.get("BCAST_MUTANT_JOBS") else None,
                     help="parallel builds (default: the cores, at most 4 when Relacy builds run)")
     ap.add_argument("--opt", default="-O0",
-                    help="optimisation for the Relacy mutant builds: build time dominates the table (-O0: ~13 s "
-                         "per mutant, -O1: ~22 s) and the quick search runs in seconds either way")
+                    help="optimisation for the Relacy mutant builds: build time dominates the table (-O0 builds "
+                         "fastest) and the quick search runs in seconds either way")
     ap.add_argument("--mode", default="quick", choices=["quick", "normal", "thorough"],
                     help="the Relacy search mode for the mutants")
     ap.add_argument("--rc-params", default=os.environ.get("BCAST_MUTANT_RC_PARAMS", "max_success=1000 noshrink=1"),

@@ -105,6 +105,10 @@ int main(int argc, char** argv) {
             return 2;
         } else names.push_back(a);
     }
+    if (quick_only_build && m != mode::quick) {
+        std::fprintf(stderr, "bcast_relacy: this binary was built with -DBCAST_RELACY_QUICK_ONLY and runs --quick only\n");
+        return 2;
+    }
     const std::vector<run_def> runs = all_runs(settings(m));
     null_buf nb;
     std::ostream null_stream(&nb);

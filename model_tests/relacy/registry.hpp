@@ -13,6 +13,16 @@ namespace bcast_rl {
 
 enum class mode { normal, quick, thorough };
 
+// -DBCAST_RELACY_QUICK_ONLY: a binary that runs --quick only, and compiles only
+// the runs --quick makes (no +close variants, no except_quick or thorough_only
+// lines). The mutant table (model_tests/mutants/run_mutants.py) builds main.cpp
+// once per mutant this way: 9% less build time, which is most of the table's.
+#ifdef BCAST_RELACY_QUICK_ONLY
+inline constexpr bool quick_only_build = true;
+#else
+inline constexpr bool quick_only_build = false;
+#endif
+
 inline const char* name(mode m) {
     switch (m) {
     case mode::normal: return "normal";
@@ -39,7 +49,7 @@ struct settings {
 // Which modes one BCAST_RELACY_SEARCH line runs in.
 enum class run_modes { every_mode, quick_only, except_quick, thorough_only };
 
-inline bool runs_in(run_modes modes, mode m) {
+constexpr bool runs_in(run_modes modes, mode m) {
     switch (modes) {
     case run_modes::every_mode: return true;
     case run_modes::quick_only: return m == mode::quick;
@@ -98,9 +108,11 @@ public:
 
     // One search of scenario type S. `note`, when not empty, replaces
     // S::description in --list (a policy variant, a deeper search).
-    template <class S, rl::scheduler_type_e Sched>
-    void add_search(const char* suite, const char* suffix, unsigned bound, long iterations, run_modes modes,
-                const char* note) {
+    template <class S, rl::scheduler_type_e Sched, run_modes modes>
+    void add_search(const char* suite, const char* suffix, unsigned bound, long iterations, const char* note) {
+        if constexpr (quick_only_build && !runs_in(modes, mode::quick)) {
+            return; // not even instantiated: this binary runs --quick only
+        }
         if (!runs_in(modes, cfg_.m)) return;
         add<S, Sched>(suite, std::string(suite) + suffix, bound, iterations, *note != '\0' ? note : S::description);
     }
@@ -116,8 +128,9 @@ public:
         // --quick (the mutant table) skips the +close variants: a close at the end
         // can only hide a lost wakeup, never reveal one, and some are the largest
         // full searches (two_receivers_blocked_vs_send+close: 1.4M executions).
-        if (S<0>::has_close_variant && cfg_.m != mode::quick)
-            add<S<CLOSE>, Sched>(suite, name + "+close", bound, 0, S<CLOSE>::description);
+        if constexpr (S<0>::has_close_variant && !quick_only_build) {
+            if (cfg_.m != mode::quick) add<S<CLOSE>, Sched>(suite, name + "+close", bound, 0, S<CLOSE>::description);
+        }
         add<S<UNTIL>, rl::sched_bound>(suite, name + "+until", 2, 0,
                                        "reachability twin: the critical window (a thread blocked) is reached");
     }
@@ -139,7 +152,7 @@ inline std::vector<run_def> all_runs(const settings& cfg) {
 #define BCAST_RELACY_BLOCKING(suite, suffix, scheduler, bound, ...) \
     r.add_blocking<__VA_ARGS__, rl::sched_##scheduler>(#suite, suffix, bound);
 #define BCAST_RELACY_SEARCH(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
-    r.add_search<__VA_ARGS__, rl::sched_##scheduler>(#suite, suffix, bound, iterations, run_modes::modes, note);
+    r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes>(#suite, suffix, bound, iterations, note);
 #include "scenarios.def"
 #undef BCAST_RELACY_BLOCKING
 #undef BCAST_RELACY_SEARCH

@@ -7,4 +7,9 @@
 
 // Conformance kit: one line per implementation checked against bcast::spec::model.
 BCAST_CONFORMANCE_SUITE(std_primitives, bcast::prop::std_plain_family);
+// The property mutant table (model_tests/mutants/run_mutants.py) builds this
+// file once per mutant and runs std_primitives only; it defines
+// BCAST_PROPERTIES_STD_PRIMITIVES_ONLY so as not to compile what it never runs.
+#ifndef BCAST_PROPERTIES_STD_PRIMITIVES_ONLY
 BCAST_CONFORMANCE_SUITE(std_atomic_seq_cst_primitives, bcast::prop::std_atomic_seq_cst_family);
+#endif

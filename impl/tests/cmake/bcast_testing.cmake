@@ -112,7 +112,13 @@ endif()
 
 if(BCAST_SANITIZE)
     set(bcast_sanitized ON)
-    add_compile_options(-fsanitize=${BCAST_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all -g)
+    string(TOUPPER "${CMAKE_BUILD_TYPE}" bcast_build_type)
+    add_compile_options(-fsanitize=${BCAST_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+    # Line tables at least, so reports name file:line; a build type's own -g
+    # level is kept (the nested trees build with -O1 -g1: bcast_nested_suites.cmake).
+    if(NOT "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${bcast_build_type}}" MATCHES "(^| )-g")
+        add_compile_options(-g1)
+    endif()
     add_link_options(-fsanitize=${BCAST_SANITIZE})
 else()
     set(bcast_sanitized OFF)
