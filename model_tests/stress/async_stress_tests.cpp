@@ -18,7 +18,9 @@
 //   overflowed(n) by each receiver, and each eviction hands back exactly one
 //   message (R-OVF-1, R-OVF-2);
 // - no data race on the waiter lists, the answers or the coroutine frames
-//   (TSan), no leak or use after free (ASan), no deadlock (ctest's timeout).
+//   (TSan), no leak or use after free (ASan), no deadlock: a watchdog fails a
+//   round that makes no progress and names what each plain thread and the
+//   main thread are in (the coroutines are not named one by one).
 //
 // No sleeps: the tests wait on observable state (task::wait(), counters with
 // std::atomic::wait, latches), so they check the same thing on any machine.
@@ -42,12 +44,18 @@
 #include <bcast_support/task.hpp>
 #include <bcast_support/thread_pool.hpp>
 
+#include "stress_harness.hpp"
+
 namespace bcast::async_stress {
 namespace {
 
 using message = std::uint64_t;
 using bcast_support::task;
 using bcast_support::thread_pool;
+using stress::call_slot;
+using stress::call_slots;
+using stress::channel_state_of;
+using stress::watchdog;
 
 // A message carries its sender and its sequence number among that sender's.
 constexpr message sender_stride = 1'000'000;
@@ -215,9 +223,16 @@ task<receiver_log> receive_all(receiver<message> rx, Calls calls, std::size_t se
 }
 
 // A blocking receiver, on a plain thread.
-receiver_log receive_all_blocking(receiver<message>& rx, std::size_t senders) {
+receiver_log receive_all_blocking(receiver<message>& rx, std::size_t senders, call_slot& slot) {
     receiver_log log(senders);
-    while (record(log, rx.recv(), nullptr)) {}
+    for (;;) {
+        slot.enter("recv()", "on the blocking receiver #", 0);
+        auto got = rx.recv();
+        slot.leave();
+        slot.progress();
+        if (!record(log, got, nullptr)) break;
+    }
+    slot.finish();
     return log;
 }
 
@@ -258,13 +273,17 @@ task<sender_log> send_all(sender<message> tx, Calls calls, std::size_t id, std::
 }
 
 // A blocking sender, on a plain thread.
-sender_log send_all_blocking(const sender<message>& tx, std::size_t id, std::uint64_t count) {
+sender_log send_all_blocking(const sender<message>& tx, std::size_t id, std::uint64_t count, call_slot& slot) {
     sender_log log;
     for (std::uint64_t sequence = 0; sequence < count; ++sequence) {
         const message value = make_message(id, sequence);
+        slot.enter("broadcast()", "with message ", static_cast<std::int64_t>(value));
         auto sent = tx.broadcast(value);
-        if (!record(log, sent, sequence, value, nullptr)) return log;
+        slot.leave();
+        slot.progress();
+        if (!record(log, sent, sequence, value, nullptr)) break;
     }
+    slot.finish();
     return log;
 }
 
@@ -334,7 +353,7 @@ private:
 // not retried: the receivers must get exactly the messages whose send
 // succeeded, each sender's in order; a cancelled receive is retried and must
 // have consumed nothing.
-TEST(async_stress, pool_coroutines_and_threads_get_every_message_in_order_through_cancellations) {
+void pool_coroutines_and_threads_get_every_message_in_order_through_cancellations_round() {
     constexpr std::size_t async_senders = 3, async_receivers = 3, senders = async_senders + 1;
     constexpr std::uint64_t per_sender = 1000;
     thread_pool pool(4);
@@ -351,16 +370,28 @@ TEST(async_stress, pool_coroutines_and_threads_get_every_message_in_order_throug
     const auto sender_cancels = [&](std::size_t k) { return cancels[k].get(); };
     const auto receiver_cancels = [&](std::size_t k) { return cancels[async_senders + k].get(); };
 
+    call_slots slots;
+    call_slot& receiving_slot = slots.emplace_back("blocking receiver thread", "answers received");
+    call_slot& sending_slot = slots.emplace_back("blocking sender thread", "messages sent");
+    call_slot& main_slot = slots.emplace_back("main thread", "steps done");
+    watchdog dog(slots, [&tx] { return channel_state_of(tx); }, "pool_coroutines_and_threads_..._round");
     std::latch blocking_receiver_may_start(1);
     std::atomic<std::uint64_t> progress{0}; // messages the blocking receiver got
     receiver_log blocking_receiver_log;
     std::thread blocking_receiver([&, own = std::move(rx)]() mutable {
+        receiving_slot.enter("wait for phase 2 (a latch)");
         blocking_receiver_may_start.wait();
         blocking_receiver_log = receiver_log(senders);
-        while (record(blocking_receiver_log, own.recv(), nullptr)) {
+        for (;;) {
+            receiving_slot.enter("recv()", "on the blocking receiver #", 0);
+            auto got = own.recv();
+            receiving_slot.leave();
+            receiving_slot.progress();
+            if (!record(blocking_receiver_log, got, nullptr)) break;
             progress.fetch_add(1, std::memory_order_release);
             progress.notify_all(); // partner: the canceller's wait
         }
+        receiving_slot.finish();
     });
 
     observing_scheduler scheduler(pool);
@@ -375,14 +406,17 @@ TEST(async_stress, pool_coroutines_and_threads_get_every_message_in_order_throug
         sending.push_back(send_all(tx, on_pool, k, per_sender, sender_cancels(k)));
     }
     sender_log blocking_sender_log;
-    std::thread blocking_sender([&] { blocking_sender_log = send_all_blocking(tx, async_senders, per_sender); });
+    std::thread blocking_sender(
+        [&] { blocking_sender_log = send_all_blocking(tx, async_senders, per_sender, sending_slot); });
 
     // Phase 1: the channel is full until the blocking receiver starts, so each
     // coroutine's current or next operation waits and is cancelled.
-    for (auto& point : cancels) {
-        const std::uint64_t before = point->cancellations();
-        point->trip();
-        point->wait_for_cancellation(before);
+    for (std::size_t k = 0; k < cancels.size(); ++k) {
+        main_slot.enter("phase 1: trip() and wait for the cancellation of coroutine", "#", static_cast<std::int64_t>(k));
+        const std::uint64_t before = cancels[k]->cancellations();
+        cancels[k]->trip();
+        cancels[k]->wait_for_cancellation(before);
+        main_slot.progress();
     }
     EXPECT_TRUE(tx.is_full()); // the premise of phase 1: nothing has left the channel yet
 
@@ -391,13 +425,17 @@ TEST(async_stress, pool_coroutines_and_threads_get_every_message_in_order_throug
     std::vector<cancel_point*> points;
     for (auto& point : cancels) points.push_back(point.get());
     canceller random_stops(points, progress);
+    main_slot.enter("phase 2: wait() for the sending coroutines");
     for (auto& each : sending) each.wait();
+    main_slot.enter("phase 2: join() of the blocking sender thread");
     blocking_sender.join();
     const std::uint64_t trips = random_stops.finish(progress);
 
     tx.close(); // receivers drain, then see closed (R-CLOSE-5)
+    main_slot.enter("wait() for the receiving coroutines, after close()");
     for (auto& each : receiving) each.wait();
     blocking_receiver.join();
+    main_slot.finish();
 
     std::vector<sender_log> sent;
     std::uint64_t handed_back = 0, receives_cancelled = 0;
@@ -431,7 +469,7 @@ TEST(async_stress, pool_coroutines_and_threads_get_every_message_in_order_throug
 // are then exactly those messages, once each, and that receiver's lag report
 // counts them all. The async receivers race with the senders; each must have
 // received or been told about every message, in order.
-TEST(async_stress, overflow_evictions_and_lag_reports_account_for_every_message) {
+void overflow_evictions_and_lag_reports_account_for_every_message_round() {
     constexpr std::size_t async_senders = 3, async_receivers = 3, senders = async_senders + 1;
     constexpr std::uint64_t per_sender = 1500;
     constexpr std::size_t capacity = 2;
@@ -444,11 +482,16 @@ TEST(async_stress, overflow_evictions_and_lag_reports_account_for_every_message)
     tx.set_overflow(true);
 
     std::vector<receiver<message>> receivers(async_receivers, rx);
+    call_slots slots;
+    call_slot& receiving_slot = slots.emplace_back("blocking receiver thread", "answers received");
+    call_slot& main_slot = slots.emplace_back("main thread (the blocking sender)", "messages sent");
+    watchdog dog(slots, [&tx] { return channel_state_of(tx); }, "overflow_evictions_..._round");
     std::latch blocking_receiver_may_start(1);
     receiver_log blocking_receiver_log;
     std::thread blocking_receiver([&, own = std::move(rx)]() mutable {
+        receiving_slot.enter("wait for the senders to finish (a latch)");
         blocking_receiver_may_start.wait();
-        blocking_receiver_log = receive_all_blocking(own, senders);
+        blocking_receiver_log = receive_all_blocking(own, senders, receiving_slot);
     });
 
     std::vector<task<receiver_log>> receiving;
@@ -469,12 +512,15 @@ TEST(async_stress, overflow_evictions_and_lag_reports_account_for_every_message)
             co_return log;
         }(tx, pool, sender_scheduler, k, per_sender));
     }
-    sender_log blocking_sender_log = send_all_blocking(tx, async_senders, per_sender);
+    sender_log blocking_sender_log = send_all_blocking(tx, async_senders, per_sender, main_slot);
+    main_slot.enter("wait() for the sending coroutines");
     for (auto& each : sending) each.wait();
     blocking_receiver_may_start.count_down();
     tx.close();
+    main_slot.enter("wait() for the receiving coroutines, after close()");
     for (auto& each : receiving) each.wait();
     blocking_receiver.join();
+    main_slot.finish();
 
     EXPECT_EQ(sender_scheduler.count(), 0u); // R-ASYNC-1: no wait, no suspension
     std::vector<message> evicted_or_last;              // each message exactly once
@@ -523,7 +569,7 @@ TEST(async_stress, overflow_evictions_and_lag_reports_account_for_every_message)
 // receiver thread that frees a slot, each other, or the thread that requests
 // stop (R-ASYNC-4). Each resumed coroutine uses the channel at once, so
 // completions nest. Order and completeness as in the pool test.
-TEST(async_stress, inline_resumed_coroutines_serve_plain_threads_in_order) {
+void inline_resumed_coroutines_serve_plain_threads_in_order_round() {
     constexpr std::size_t blocking_senders = 2, async_receivers = 3, senders = blocking_senders + 1;
     constexpr std::uint64_t per_sender = 1000;
     auto ends = channel<message>(3);
@@ -534,14 +580,27 @@ TEST(async_stress, inline_resumed_coroutines_serve_plain_threads_in_order) {
     std::vector<std::unique_ptr<cancel_point>> cancels;
     for (std::size_t k = 0; k < async_receivers + 1; ++k) cancels.push_back(std::make_unique<cancel_point>());
 
+    call_slots slots;
+    call_slot& receiving_slot = slots.emplace_back("blocking receiver thread", "answers received");
+    for (std::size_t k = 0; k < blocking_senders; ++k) {
+        slots.emplace_back("blocking sender thread " + std::to_string(k), "messages sent");
+    }
+    call_slot& main_slot = slots.emplace_back("main thread", "steps done");
+    watchdog dog(slots, [&tx] { return channel_state_of(tx); }, "inline_resumed_coroutines_..._round");
     std::atomic<std::uint64_t> progress{0};
     receiver_log blocking_receiver_log;
     std::thread blocking_receiver([&, own = std::move(rx)]() mutable {
         blocking_receiver_log = receiver_log(senders);
-        while (record(blocking_receiver_log, own.recv(), nullptr)) {
+        for (;;) {
+            receiving_slot.enter("recv()", "on the blocking receiver #", 0);
+            auto got = own.recv();
+            receiving_slot.leave();
+            receiving_slot.progress();
+            if (!record(blocking_receiver_log, got, nullptr)) break;
             progress.fetch_add(1, std::memory_order_release);
             progress.notify_all(); // partner: the canceller's wait
         }
+        receiving_slot.finish();
     });
 
     // Started here: each runs on this thread until its first wait, and from
@@ -557,17 +616,21 @@ TEST(async_stress, inline_resumed_coroutines_serve_plain_threads_in_order) {
     std::vector<std::thread> blocking_sender_threads;
     for (std::size_t k = 0; k < blocking_senders; ++k) {
         blocking_sender_threads.emplace_back(
-            [&, k] { blocking_sender_logs[k] = send_all_blocking(tx, k, per_sender); });
+            [&, k] { blocking_sender_logs[k] = send_all_blocking(tx, k, per_sender, slots[1 + k]); });
     }
     task<sender_log> async_sender =
         send_all(tx, inline_resume{}, blocking_senders, per_sender, cancels[async_receivers].get());
 
+    main_slot.enter("join() of the blocking sender threads");
     for (auto& thread : blocking_sender_threads) thread.join();
+    main_slot.enter("wait() for the sending coroutine");
     async_sender.wait();
     const std::uint64_t trips = random_stops.finish(progress);
     tx.close(); // resumes the waiting receiver coroutines on this thread
+    main_slot.enter("wait() for the receiving coroutines, after close()");
     for (auto& each : receiving) each.wait();
     blocking_receiver.join();
+    main_slot.finish();
 
     std::vector<sender_log> sent = blocking_sender_logs;
     sent.push_back(async_sender.result());
@@ -583,6 +646,20 @@ TEST(async_stress, inline_resumed_coroutines_serve_plain_threads_in_order) {
     std::printf("random stop requests: %llu; sends cancelled: %llu; receives cancelled: %llu\n",
                 static_cast<unsigned long long>(trips), static_cast<unsigned long long>(sent.back().handed_back),
                 static_cast<unsigned long long>(receives_cancelled));
+}
+
+// Each test repeats its round until its time budget is spent (fresh
+// interleavings each time; stress_harness.hpp).
+TEST(async_stress, pool_coroutines_and_threads_get_every_message_in_order_through_cancellations) {
+    for (stress::budget rounds; rounds.another() && !::testing::Test::HasFailure();) pool_coroutines_and_threads_get_every_message_in_order_through_cancellations_round();
+}
+
+TEST(async_stress, overflow_evictions_and_lag_reports_account_for_every_message) {
+    for (stress::budget rounds; rounds.another() && !::testing::Test::HasFailure();) overflow_evictions_and_lag_reports_account_for_every_message_round();
+}
+
+TEST(async_stress, inline_resumed_coroutines_serve_plain_threads_in_order) {
+    for (stress::budget rounds; rounds.another() && !::testing::Test::HasFailure();) inline_resumed_coroutines_serve_plain_threads_in_order_round();
 }
 
 } // namespace
