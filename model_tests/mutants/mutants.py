@@ -4,7 +4,8 @@ one place to register a mutant. run_mutants.py applies them at run time.
 
 Each entry has a name, what it breaks, the checkers that must kill it
 (RELACY: the model-checked suites in model_tests/relacy fail; PROPERTY: a
-property of property_tests/src/properties.cpp fails), and its edits. A
+property of property_tests/src/properties.cpp fails; GENERATED: the generated
+Relacy scenarios fail), and its edits. A
 control is the correct twin of a mutant: it must fail exactly the Relacy
 suites it lists, which shows what its mutant dies of.
 
@@ -27,6 +28,11 @@ from dataclasses import dataclass
 
 RELACY = "relacy"
 PROPERTY = "property"
+# The generated Relacy scenarios (model_tests/generator/, bcast_relacy_generated),
+# without the hand-written suites: run_mutants.py --checker generated runs EVERY
+# mutant against them; a mutant listing only GENERATED is one the hand-written
+# suites are not required to kill.
+GENERATED = "generated"
 
 CHANNEL_STATE = "impl/include/bcast/detail/channel_state.hpp"
 SLOT_RING = "impl/include/bcast/detail/slot_ring.hpp"
@@ -305,4 +311,76 @@ mutant("evict-newest", "overflow evicts (and hands back) the newest message inst
         size_.set(size() - 1);
         return message;
     }
+"""))
+
+
+# ---- written for the generated scenarios (issue 12), before looking at what they cover -------------
+# Slips in the waiter lists, ring growth and the wake sites, of the kinds an
+# independent seeded-bug set found the hand-written suites blind to.
+
+mutant("waiter-remove-keeps-tail", "removing the last waiter of a list leaves the list's tail pointing at it", [GENERATED],
+       replace(WAITER, "if (node.next != nullptr) node.next->prev = node.prev; else tail_ = node.prev;", """
+        if (node.next != nullptr) node.next->prev = node.prev; // MUTANT: tail_ not updated when the last one leaves
+"""))
+
+mutant("settle-senders-serves-one", "settling the async senders serves only the first, however many may go on",
+       [GENERATED],
+       replace(CHANNEL_STATE, "while (waiter* node = send_waiters_.front()) {", """
+        if (waiter* node = send_waiters_.front()) { // MUTANT: one sender per settling
+"""))
+
+mutant("settle-receivers-loses-next", "settling the async receivers reads a completed node's next link after finish()",
+       [GENERATED],
+       replace(CHANNEL_STATE, "for (waiter* node = recv_waiters_.front(); node != nullptr;) {"
+                              " auto& pending = static_cast<recv_waiter_type&>(*node); node = node->next;", """
+        for (waiter* node = recv_waiters_.front(); node != nullptr; node = node->next) { // MUTANT: next read after finish()
+            auto& pending = static_cast<recv_waiter_type&>(*node);
+"""))
+
+mutant("grow-keeps-front-index", "growing a wrapped ring copies to slot 0.. but keeps the old front index",
+       [GENERATED],
+       replace(SLOT_RING, "slot_count_ = slot_count; front_index_.set(0);", """
+        slot_count_ = slot_count; // MUTANT: front_index_ still points into the old layout
+"""))
+
+mutant("grow-only-when-full", "set_capacity() grows the ring only when it is full, so capacity can exceed the slots",
+       [GENERATED],
+       replace(CHANNEL_STATE, "ring_.grow(new_capacity);", """
+        if (ring_.size() == ring_.slot_count()) ring_.grow(new_capacity); // MUTANT: grown only when full
+"""))
+
+mutant("capacity-growth-wakes-one", "growing the capacity by several slots wakes one blocked sender (R-CAP-4)",
+       [GENERATED],
+       replace(CHANNEL_STATE, "if (new_capacity > old_capacity) wake_all_senders();", """
+        if (new_capacity > old_capacity) wake_one_sender(); // MUTANT: one sender for several new slots
+"""))
+
+mutant("drop-lagging-wakes-one", "a dropped receiver that frees several slots wakes one sender",
+       [GENERATED],
+       replace(CHANNEL_STATE, "if (freed > 1 || receiver_count_.get() == 0) {", """
+        if (receiver_count_.get() == 0) { // MUTANT: several freed slots wake only one sender below
+"""))
+
+mutant("settle-clears-marks-first", "the end of a critical section clears the async marks before settling",
+       [GENERATED],
+       replace(CHANNEL_STATE, "settle_async_waiters(); completion_batch resume_after_unlock;", """
+        async_marks_.set(0); // MUTANT: cleared first, so nothing is settled
+        settle_async_waiters();
+        completion_batch resume_after_unlock;
+"""))
+
+mutant("async-mark-needs-blocked-sender", "a freed slot marks the async senders only when a blocking sender also waits",
+       [GENERATED],
+       replace(CHANNEL_STATE, "if (waiting_senders_.get() != 0) senders_cv_.notify_one(); "
+                              "if (!send_waiters_.empty()) mark(senders_changed);", """
+        if (waiting_senders_.get() != 0) { // MUTANT: the async mark moved inside the blocking-waiter test
+            senders_cv_.notify_one();
+            if (!send_waiters_.empty()) mark(senders_changed);
+        }
+"""))
+
+mutant("ring-wrap-off-by-one", "the ring wraps an index only past slot_count, so index slot_count is read",
+       [GENERATED],
+       replace(SLOT_RING, "if (physical >= slot_count_) physical -= slot_count_;", """
+        if (physical > slot_count_) physical -= slot_count_; // MUTANT: off by one at the wrap
 """))

@@ -327,6 +327,92 @@ def property_table(args, results):
     return lines
 
 
+# ---- generated scenarios -------------------------------------------------------------
+# Every mutant (not only the RELACY ones) against bcast_relacy_generated alone:
+# the generated scenarios must kill what the hand-written suites kill, and the
+# unmutated code must pass the same budget.
+GENERATED = registry.GENERATED
+
+
+def build_generated(args, scratch):
+    exe = scratch / "bcast_relacy_generated"
+    opt = ["-O0", "-g"] if args.debug else [args.opt]
+    cmd = [args.cxx, "-std=c++20", *opt, "-fno-sized-deallocation", "-fno-lifetime-dse", "-UNDEBUG", "-w",
+           "-I", str(scratch / "impl" / "include"), "-I", str(scratch / "spec" / "include"),
+           "-I", str(pathlib.Path(args.repo) / "property_tests" / "include"),
+           str(scratch / "model_tests" / "relacy" / "generated_main.cpp"), "-o", str(exe)]
+    if os.path.normpath(args.relacy_include) not in ("/usr/include", "/usr/local/include"):
+        cmd[1:1] = ["-isystem", args.relacy_include]
+    b = subprocess.run(cmd, capture_output=True, text=True)
+    if b.returncode != 0:
+        return None, ["does not build: "] + [line for line in b.stderr.splitlines() if "error" in line][:3]
+    return exe, []
+
+
+def run_generated_checker(args, entry):
+    """entry None: the unmutated code. -> (name, status, kind, scenarios, minimised, seconds, replay)"""
+    t0 = time.time()
+    name = UNMUTATED if entry is None else entry.name
+    scratch = pathlib.Path(args.work) / GENERATED / ("unmutated" if entry is None else entry.name)
+    try:
+        prepare(args.repo, entry, scratch, ("spec/include", "model_tests/relacy", "model_tests/generator"))
+    except AnchorError as e:
+        return name, "ERROR", f"edit does not apply: {e}", 0, "", time.time() - t0, None
+    exe, errors = build_generated(args, scratch)
+    if exe is None:
+        return name, "ERROR", errors[0], 0, "", time.time() - t0, None
+    try:
+        r = subprocess.run([str(exe), f"--budget={args.budget}", "--seed=1"], capture_output=True, text=True,
+                           timeout=RELACY_TIMEOUT_S)
+        out, rc = r.stdout + r.stderr, r.returncode
+    except subprocess.TimeoutExpired:
+        return (name, "TIMEOUT" if entry is None else "KILLED", "timeout: no progress", 0, "", time.time() - t0,
+                None)
+    (scratch / "run.log").write_text(out)
+    explored = re.search(r"^(\d+) scenarios explored", out, re.M)
+    scenarios = int(explored.group(1)) if explored else 0
+    if rc == 0:
+        return name, "PASSED" if entry is None else "SURVIVED", "-", scenarios, "", time.time() - t0, None
+    kind = re.search(r"^==== FAILED: (.*)$", out, re.M)
+    small = re.search(r"^minimised: (.*?)   \(", out, re.M)
+    replay = re.search(r"^---- replay: (.*)$", out, re.M)
+    status = "FAILED" if entry is None else "KILLED"
+    if not kind:
+        return name, status, f"crashed (exit {rc})", scenarios, "", time.time() - t0, None
+    return (name, status, kind.group(1), scenarios, small.group(1) if small else "", time.time() - t0,
+            replay.group(1).replace("bcast_relacy_generated", str(exe), 1) if replay else None)
+
+
+def generated_table(args):
+    entries = [None] + [m for m in sorted(registry.MUTANTS, key=lambda m: m.name)
+                        if not m.is_control and (not args.names or m.name in args.names)]
+    jobs = args.jobs or min(4, os.cpu_count() or 1)
+    print(f"{len(entries) - 1} mutants + the unmutated code against the generated scenarios alone "
+          f"(budget {args.budget}, seed 1; {args.opt}), {jobs} jobs", flush=True)
+    t0 = time.time()
+    results = []
+    with cf.ThreadPoolExecutor(jobs) as pool:
+        for f in cf.as_completed([pool.submit(run_generated_checker, args, e) for e in entries]):
+            res = f.result()
+            results.append(res)
+            print(f"  {GENERATED} {res[0]}: {res[1]} after {res[3]} scenarios ({res[5]:.0f} s)", flush=True)
+    results.sort(key=lambda r: (r[0] != UNMUTATED, r[0]))
+    w = max(len(r[0]) for r in results)
+    lines = [f"{'mutant':<{w}}  {'status':<8}  {'scenarios':>9}  {'seconds':>7}  failure / minimised scenario",
+             f"{'-' * w}  {'-' * 8}  {'-' * 9}  {'-' * 7}  {'-' * 40}"]
+    for name, status, kind, scenarios, small, secs, _ in results:
+        lines.append(f"{name:<{w}}  {status:<8}  {scenarios:>9}  {secs:>7.0f}  {kind}")
+        if small:
+            lines.append(f"{'':<{w}}  {'':<8}  {'':>9}  {'':>7}  {small}")
+    print()
+    emit(args, lines, "generated-table.txt")
+    bad = sum(1 for r in results if r[1] != ("PASSED" if r[0] == UNMUTATED else "KILLED"))
+    killed = sum(1 for r in results[1:] if r[1] == "KILLED")
+    print(f"\n{killed}/{len(results) - 1} killed by the generated scenarios alone; unmutated: {results[0][1]}; "
+          f"{bad} not as required; {time.time() - t0:.0f} s")
+    return 1 if bad else 0
+
+
 # ---- the table ---------------------------------------------------------------------
 
 def parse_args():
@@ -334,8 +420,11 @@ def parse_args():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", default=str(HERE.parent.parent))
     ap.add_argument("--work", default=None, help="scratch dir (default: <repo>/build/mutants)")
-    ap.add_argument("--checker", default="all", choices=["all", registry.RELACY, registry.PROPERTY],
-                    help="run only this checker's part of the table (default: every checker each mutant lists)")
+    ap.add_argument("--checker", default="all", choices=["all", registry.RELACY, registry.PROPERTY, GENERATED],
+                    help="run only this checker's part of the table (default: every checker each mutant lists); "
+                         f"'{GENERATED}': every mutant against the generated Relacy scenarios alone")
+    ap.add_argument("--budget", type=int, default=1000,
+                    help=f"--checker {GENERATED}: at most this many generated scenarios per mutant (seed 1 on)")
     ap.add_argument("--controls", action="store_true",
                     help="run the controls instead: each must fail exactly its expected Relacy suites")
     ap.add_argument("--list", action="store_true",
@@ -396,6 +485,8 @@ def main():
         return 0
     if args.check_anchors:
         return check_anchors(args, selected)
+    if args.checker == GENERATED:
+        return generated_table(args)
 
     if args.controls:
         relacy_entries, property_entries = [m for m in selected if m.is_control], []

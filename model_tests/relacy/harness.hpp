@@ -122,7 +122,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     history hist;
     std::size_t capacity0 = 1;
     bool check_linearizable = true;
-    const plain_state* channel = nullptr; // for invariant(); plain_primitives suites only
+    const plain_state* channel = nullptr;                           // for invariant(); plain_primitives suites only
     bcast::detail::channel_state<msg, Primitives>* state = nullptr; // for the async operations
     std::uint64_t last_head = 0;
     bool seen_closed = false;
@@ -180,6 +180,21 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     void new_receiver(int t, int sender_h, int out) {
         record(t, op_kind::new_receiver, sender_h, 0, out, [&] { rx[out].emplace(tx[sender_h]->new_receiver()); });
     }
+    void clone_sender(int t, int h, int out) {
+        record(t, op_kind::clone_sender, h, 0, out, [&] { tx[out].emplace(*tx[h]); });
+    }
+    void new_sender(int t, int receiver_h, int out) {
+        record(t, op_kind::new_sender, receiver_h, 0, out, [&] { tx[out].emplace(rx[receiver_h]->new_sender()); });
+    }
+    void activate(int t, int h, int out) {
+        record(t, op_kind::activate, h, 0, out, [&] {
+            rx[out].emplace(std::move(*irx[h]).activate());
+            irx[h].reset();
+        });
+    }
+    void clone_inactive(int t, int h, int out) {
+        record(t, op_kind::clone_inactive, h, 0, out, [&] { irx[out].emplace(*irx[h]); });
+    }
     void drop_receiver(int t, int h) {
         record(t, op_kind::drop_receiver, h, 0, -1, [&] { rx[h].reset(); });
     }
@@ -224,14 +239,20 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     // broadcast_for (R-RECV-5, R-SEND-4). It is recorded as one, so scenarios
     // with cancellation stay linearizability-checked; the caller still gets
     // the real answer.
-    outcome async_recv(int t, int h, recv_node& node) { return async_operation(t, h, 0, node); }
-    outcome async_send(int t, int h, send_node& node, int v) { return async_operation(t, h, v, node); }
+    outcome async_recv(int t, int h, recv_node& node, bool cancel_at_once = false) {
+        return async_operation(t, h, 0, node, cancel_at_once);
+    }
+    outcome async_send(int t, int h, send_node& node, int v, bool cancel_at_once = false) {
+        return async_operation(t, h, v, node, cancel_at_once);
+    }
 
     // Both of the above: start, suspend if queued, await the resumption,
     // encode the answer, record a cancel as a timeout. Only the start and the
-    // answer's type differ between a receive and a send.
+    // answer's type differ between a receive and a send. cancel_at_once: the
+    // owner cancels a queued operation right after queueing it, racing every
+    // other thread's completion of it (R-ASYNC-4), then awaits as usual.
     template <class Node>
-    outcome async_operation(int t, int h, int v, Node& node) {
+    outcome async_operation(int t, int h, int v, Node& node, bool cancel_at_once = false) {
         constexpr bool is_recv = std::is_same_v<Node, recv_node>;
         static_assert(is_recv || std::is_same_v<Node, send_node>);
         const int cancelled = is_recv ? 1 + int(bcast::recv_errc::cancelled) : 1 + int(bcast::send_errc::cancelled);
@@ -244,6 +265,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
             node.message.emplace(v);
             node.suspended = state->start_send(node);
         }
+        if (node.suspended && cancel_at_once) (void)cancel(node);
         if (node.suspended) {
             node.await();
             RL_ASSERT(node.completed.get()); // written under the lock before on_complete resumed us
@@ -252,7 +274,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         outcome o;
         if constexpr (is_recv) o = encode_recv(*node.result);
         else o = encode_send(*node.result);
-        node.result.reset(); // the message dies here, not with the scenario (live_messages)
+        node.result.reset();                          // the message dies here, not with the scenario (live_messages)
         if constexpr (!is_recv) node.message.reset(); // moved-from after a send, still an object
         if (o.code == cancelled) {
             hist.ops[i].kind = is_recv ? op_kind::recv_timed : op_kind::send_timed;
@@ -303,19 +325,19 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
             const std::size_t capacity = inspector::capacity(*channel);
             const std::size_t receivers = inspector::active_receivers(*channel);
             RL_ASSERT(capacity >= 1 && len <= capacity && capacity <= ring.slot_count());
-            RL_ASSERT(receivers != 0 || len == 0);     // no active receiver: nothing queued
-            RL_ASSERT(live_messages >= int(len));       // every queued message is a live object
-            std::size_t previous = 1;                   // pending readers: >= 1, non-decreasing
+            RL_ASSERT(receivers != 0 || len == 0); // no active receiver: nothing queued
+            RL_ASSERT(live_messages >= int(len));  // every queued message is a live object
+            std::size_t previous = 1;              // pending readers: >= 1, non-decreasing
             for (std::size_t i = 0; i < len; ++i) {
                 const std::size_t readers = ring.pending_readers(i);
                 RL_ASSERT(previous <= readers && readers <= receivers);
                 previous = readers;
             }
             const std::uint64_t head = inspector::head_position(*channel);
-            RL_ASSERT(head >= last_head);               // head position only grows
+            RL_ASSERT(head >= last_head); // head position only grows
             last_head = head;
             const bool closed = inspector::closed(*channel);
-            RL_ASSERT(closed || !seen_closed);          // closing is permanent
+            RL_ASSERT(closed || !seen_closed); // closing is permanent
             seen_closed = closed;
             RL_ASSERT(inspector::counted_waiting_threads(*channel) <= std::size_t(threads_waiting)); // counted waiters really wait
             // Async waiters (R-ASYNC-2): every critical section settles the

@@ -38,17 +38,35 @@
 namespace bcast_rl {
 
 enum class op_kind : std::uint8_t {
-    try_send, send, send_timed, try_recv, recv, recv_timed,
-    clone_receiver, new_receiver, drop_receiver, drop_sender,
-    deactivate, activate_cloned, drop_inactive,
-    set_capacity, set_overflow, set_await_active, close,
+    try_send,
+    send,
+    send_timed,
+    try_recv,
+    recv,
+    recv_timed,
+    clone_receiver,
+    new_receiver,
+    drop_receiver,
+    drop_sender,
+    deactivate,
+    activate_cloned,
+    drop_inactive,
+    set_capacity,
+    set_overflow,
+    set_await_active,
+    close,
+    clone_sender,
+    new_sender,
+    activate,
+    clone_inactive,
 };
 
 inline const char* name(op_kind k) {
     static const char* const names[] = {"try_send", "send", "send_timed", "try_recv", "recv", "recv_timed",
                                         "clone_receiver", "new_receiver", "drop_receiver", "drop_sender",
                                         "deactivate", "activate_cloned", "drop_inactive",
-                                        "set_capacity", "set_overflow", "set_await_active", "close"};
+                                        "set_capacity", "set_overflow", "set_await_active", "close",
+                                        "clone_sender", "new_sender", "activate", "clone_inactive"};
     return names[static_cast<int>(k)];
 }
 
@@ -75,16 +93,16 @@ outcome encode_recv(const bcast::recv_result<V>& r) {
 
 struct op {
     op_kind kind{};
-    int thread = 0;      // -1: before(), 99: after()
-    int handle = 0;      // logical handle the op is called on
-    int out = -1;        // logical handle it creates
-    int arg = 0;         // message / capacity / flag
+    int thread = 0; // -1: before(), 99: after()
+    int handle = 0; // logical handle the op is called on
+    int out = -1;   // logical handle it creates
+    int arg = 0;    // message / capacity / flag
     std::uint32_t call = 0, ret = 0;
     outcome result{};
 };
 
-constexpr int max_ops = 40;
-constexpr int max_handles = 24;
+constexpr int max_ops = 48;
+constexpr int max_handles = 32;
 
 class history {
 public:
@@ -92,15 +110,22 @@ public:
     int count = 0;
     std::uint32_t tick = 0;
 
+    // When set, every call and return is also written there: a copy that
+    // outlives the scenario object, read after Relacy stopped at a DEADLOCK
+    // (the generated scenarios classify it from the calls still pending).
+    history* mirror = nullptr;
+
     int begin(int thread, op_kind kind, int handle, int arg = 0, int out = -1) {
         RL_ASSERT(count < max_ops);
         op& o = ops[count];
         o = op{kind, thread, handle, out, arg, ++tick, 0, {}};
+        if (mirror != nullptr) mirror->ops[count] = o, mirror->count = count + 1;
         return count++;
     }
     void end(int index, outcome result) {
         ops[index].result = result;
         ops[index].ret = ++tick;
+        if (mirror != nullptr) mirror->ops[index] = ops[index];
     }
 
     void print(std::FILE* f) const {
@@ -222,6 +247,10 @@ private:
             case op_kind::set_overflow: m.set_overflow(id(o.handle), o.arg != 0); return true;
             case op_kind::set_await_active: m.set_await_active(id(o.handle), o.arg != 0); return true;
             case op_kind::close: return int(m.close(id(o.handle))) == o.result.value;
+            case op_kind::clone_sender: s.ids.at(o.out) = m.clone_sender(id(o.handle)); return true;
+            case op_kind::new_sender: s.ids.at(o.out) = m.new_sender(id(o.handle)); return true;
+            case op_kind::activate: s.ids.at(o.out) = m.activate(id(o.handle)); return true;
+            case op_kind::clone_inactive: s.ids.at(o.out) = m.clone_inactive(id(o.handle)); return true;
             }
         } catch (const std::exception&) {
             return false;

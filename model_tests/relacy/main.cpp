@@ -46,29 +46,6 @@ Exit status: 0 when every selected run passed, 1 when one failed or the selectio
 empty, 2 on a usage error.
 )";
 
-struct null_buf : std::streambuf {
-    int overflow(int c) override { return c; }
-};
-
-// Relacy writes its report while its context is live, where every heap
-// free is a scheduling point: an ostringstream growing there crashes. This
-// buffer never allocates (it keeps the first 4 MiB).
-struct fixed_buf : std::streambuf {
-    static constexpr std::size_t cap = std::size_t{4} << 20;
-    static inline char data[cap];
-    std::size_t len = 0;
-    int overflow(int c) override {
-        if (c != EOF && len < cap) data[len++] = char(c);
-        return c;
-    }
-    std::streamsize xsputn(const char* s, std::streamsize n) override {
-        for (std::streamsize i = 0; i < n; ++i) overflow(static_cast<unsigned char>(s[i]));
-        return n;
-    }
-    std::string str() const { return std::string(data, len); }
-};
-
-
 bool selected(const run_def& r, const std::vector<std::string>& suites, const std::vector<std::string>& names) {
     if (suites.empty() && names.empty()) return true;
     for (const auto& s : suites)
@@ -143,7 +120,8 @@ int main(int argc, char** argv) {
                     rl::test_result_str(p.test_result), ok ? "" : "  ** FAILED **");
         if (r.name.find("move_while_receiving/atomic") != std::string::npos)
             std::printf("      position finding: %ld of %llu iterations delivered a message twice or a spurious overflow "
-                        "through the moved receiver\n", move_anomalies, (unsigned long long)p.stop_iteration);
+                        "through the moved receiver\n",
+                        move_anomalies, (unsigned long long)p.stop_iteration);
         std::fflush(stdout);
         if (!ok) {
             ++failures;

@@ -8,10 +8,13 @@
 #include "blocking_scenarios.hpp"
 #include "position_scenarios.hpp"
 #include "queue_scenarios.hpp"
+#include "simulate.hpp"
 
 namespace bcast_rl {
 
-enum class mode { normal, quick, thorough };
+enum class mode { normal,
+                  quick,
+                  thorough };
 
 // -DBCAST_RELACY_QUICK_ONLY: a binary that runs --quick only, and compiles only
 // the runs --quick makes (no +close variants, no except_quick or thorough_only
@@ -37,18 +40,23 @@ inline const char* name(mode m) {
 // searches shallower and shorter, --thorough deeper and longer.
 struct settings {
     mode m;
-    long random_iterations; // random-scheduler iterations of every blocking scenario
+    long random_iterations;   // random-scheduler iterations of every blocking scenario
     unsigned bound_3_threads; // context bound of the 3-thread bounded searches
     unsigned bound_4_threads; // context bound of the 4-thread one
     explicit settings(mode run_mode)
         : m(run_mode),
-          random_iterations(run_mode == mode::quick ? 20000 : run_mode == mode::thorough ? 2000000 : 300000),
-          bound_3_threads(run_mode == mode::thorough ? 4 : run_mode == mode::quick ? 2 : 3),
+          random_iterations(run_mode == mode::quick ? 20000 : run_mode == mode::thorough ? 2000000
+                                                                                         : 300000),
+          bound_3_threads(run_mode == mode::thorough ? 4 : run_mode == mode::quick ? 2
+                                                                                   : 3),
           bound_4_threads(run_mode == mode::thorough ? 3 : 2) {}
 };
 
 // Which modes one BCAST_RELACY_SEARCH line runs in.
-enum class run_modes { every_mode, quick_only, except_quick, thorough_only };
+enum class run_modes { every_mode,
+                       quick_only,
+                       except_quick,
+                       thorough_only };
 
 constexpr bool runs_in(run_modes modes, mode m) {
     switch (modes) {
@@ -70,37 +78,6 @@ struct run_def {
     bool (*fn)(rl::test_params&);
     const char* description;
 };
-
-inline const char* scheduler_name(rl::scheduler_type_e sched) {
-    return sched == rl::sched_full ? "full" : sched == rl::sched_bound ? "bound" : "random";
-}
-
-// rl::simulate<S> instantiates Relacy's context for all three schedulers;
-// this instantiates only the one a run uses (build time is the bottleneck:
-// the mutant table compiles main.cpp once per mutant).
-template <class S, rl::scheduler_type_e Sched>
-bool simulate_with(rl::test_params& params) {
-    constexpr rl::thread_id_t n = S::params::thread_count;
-    using sched_t = std::conditional_t<Sched == rl::sched_full, rl::full_search_scheduler<n>,
-                                       std::conditional_t<Sched == rl::sched_bound, rl::context_bound_scheduler<n>,
-                                                          rl::random_scheduler<n>>>;
-    params.search_type = Sched;
-    params.test_name = "";
-    rl::ostringstream state;
-    const rl::test_result_e res = rl::run_test<S, sched_t>(params, state, false);
-    if (res != rl::test_result_success) {
-        // Relacy's own protocol: rerun from the failing iteration with history on.
-        rl::ostringstream unused;
-        params.initial_state = state.str();
-        params.final_state = state.str();
-        params.collect_history = true;
-        const rl::iteration_t stop = params.stop_iteration;
-        rl::run_test<S, sched_t>(params, unused, true);
-        params.stop_iteration = stop;
-    }
-    params.test_result = res;
-    return S::params::expected_result == res;
-}
 
 class registry {
 public:

@@ -78,9 +78,9 @@ struct receiver_log {
 
 // What one sender did.
 struct sender_log {
-    std::vector<std::uint64_t> delivered;  // sequence numbers whose send succeeded, in order
-    std::vector<message> evicted;          // messages handed back by overflow (R-OVF-1)
-    std::uint64_t handed_back = 0;         // cancelled sends whose message came back unchanged
+    std::vector<std::uint64_t> delivered; // sequence numbers whose send succeeded, in order
+    std::vector<message> evicted;         // messages handed back by overflow (R-OVF-1)
+    std::uint64_t handed_back = 0;        // cancelled sends whose message came back unchanged
     std::string problem;
 };
 
@@ -374,7 +374,8 @@ void pool_coroutines_and_threads_get_every_message_in_order_through_cancellation
     call_slot& receiving_slot = slots.emplace_back("blocking receiver thread", "answers received");
     call_slot& sending_slot = slots.emplace_back("blocking sender thread", "messages sent");
     call_slot& main_slot = slots.emplace_back("main thread", "steps done");
-    watchdog dog(slots, [&tx] { return channel_state_of(tx); }, "pool_coroutines_and_threads_..._round");
+    watchdog dog(
+        slots, [&tx] { return channel_state_of(tx); }, "pool_coroutines_and_threads_..._round");
     std::latch blocking_receiver_may_start(1);
     std::atomic<std::uint64_t> progress{0}; // messages the blocking receiver got
     receiver_log blocking_receiver_log;
@@ -485,7 +486,8 @@ void overflow_evictions_and_lag_reports_account_for_every_message_round() {
     call_slots slots;
     call_slot& receiving_slot = slots.emplace_back("blocking receiver thread", "answers received");
     call_slot& main_slot = slots.emplace_back("main thread (the blocking sender)", "messages sent");
-    watchdog dog(slots, [&tx] { return channel_state_of(tx); }, "overflow_evictions_..._round");
+    watchdog dog(
+        slots, [&tx] { return channel_state_of(tx); }, "overflow_evictions_..._round");
     std::latch blocking_receiver_may_start(1);
     receiver_log blocking_receiver_log;
     std::thread blocking_receiver([&, own = std::move(rx)]() mutable {
@@ -523,7 +525,7 @@ void overflow_evictions_and_lag_reports_account_for_every_message_round() {
     main_slot.finish();
 
     EXPECT_EQ(sender_scheduler.count(), 0u); // R-ASYNC-1: no wait, no suspension
-    std::vector<message> evicted_or_last;              // each message exactly once
+    std::vector<message> evicted_or_last;    // each message exactly once
     std::vector<sender_log> sent;
     for (auto& each : sending) sent.push_back(each.result());
     sent.push_back(blocking_sender_log);
@@ -586,7 +588,8 @@ void inline_resumed_coroutines_serve_plain_threads_in_order_round() {
         slots.emplace_back("blocking sender thread " + std::to_string(k), "messages sent");
     }
     call_slot& main_slot = slots.emplace_back("main thread", "steps done");
-    watchdog dog(slots, [&tx] { return channel_state_of(tx); }, "inline_resumed_coroutines_..._round");
+    watchdog dog(
+        slots, [&tx] { return channel_state_of(tx); }, "inline_resumed_coroutines_..._round");
     std::atomic<std::uint64_t> progress{0};
     receiver_log blocking_receiver_log;
     std::thread blocking_receiver([&, own = std::move(rx)]() mutable {

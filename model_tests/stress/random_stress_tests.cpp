@@ -105,8 +105,8 @@ struct sender_log {
 
 struct receiver_log {
     explicit receiver_log(std::size_t senders = 0) : last(senders, -1) {}
-    std::vector<int> last;     // per sender, the last sequence number received
-    std::vector<int> values;   // arrival order (steady receivers only)
+    std::vector<int> last;   // per sender, the last sequence number received
+    std::vector<int> values; // arrival order (steady receivers only)
     std::uint64_t received = 0, missed = 0, churns = 0;
     std::string problem;
 
@@ -161,8 +161,9 @@ public:
         receiver_logs_.assign(config_.receivers, receiver_log(config_.senders));
 
         // Declared after the handles it queries (observer_) and the slots, so it stops before they go.
-        watchdog dog(slots_, [this] { return channel_state_of(observer_); },
-                     to_string(config_) + "\nrerun this configuration: " + reproduce_command(config_.seed));
+        watchdog dog(
+            slots_, [this] { return channel_state_of(observer_); },
+            to_string(config_) + "\nrerun this configuration: " + reproduce_command(config_.seed));
         std::vector<std::thread> senders, receivers;
         for (std::size_t k = 0; k < config_.senders; ++k) {
             senders.emplace_back([this, k, own = std::move(own_senders[k])]() mutable {
@@ -280,7 +281,7 @@ private:
                                   std::to_string(value);
                     return;
                 }
-                next.emplace(std::move(sent.error().message)); // R-SEND-5: handed back, sent again
+                next.emplace(std::move(sent.error().message));              // R-SEND-5: handed back, sent again
                 if (kind == call_kind::try_call) std::this_thread::yield(); // let a receiver make room
             }
         }
@@ -456,7 +457,7 @@ private:
     }
 
     const stress_config config_;
-    decltype(channel<message>(1)) ends_; // std::pair<sender, receiver>
+    decltype(channel<message>(1)) ends_;  // std::pair<sender, receiver>
     inactive_receiver<message> observer_; // for the watchdog's channel report; receives nothing
     std::optional<thread_pool> pool_;
     call_slots slots_;
@@ -517,7 +518,8 @@ void receiver_stuck_in_recv(double watchdog_seconds) {
     call_slot& main_slot = slots.emplace_back("main thread", "threads joined");
     std::promise<void> returned;
     std::future<void> receiver_returned = returned.get_future();
-    watchdog dog(slots, [&tx] { return channel_state_of(tx); }, "receiver_stuck_in_recv", watchdog_seconds);
+    watchdog dog(
+        slots, [&tx] { return channel_state_of(tx); }, "receiver_stuck_in_recv", watchdog_seconds);
     std::thread stuck([&] {
         receiving.enter("recv()", "on receiver #", 0);
         static_cast<void>(rx.recv()); // blocks for good: the channel stays open and empty
@@ -543,7 +545,8 @@ void sender_stuck_in_broadcast(double watchdog_seconds) {
     call_slot& sending = slots.emplace_back("sender thread 0", "messages sent");
     std::promise<void> returned;
     std::future<void> sender_returned = returned.get_future();
-    watchdog dog(slots, [&rx] { return channel_state_of(rx); }, "sender_stuck_in_broadcast", watchdog_seconds);
+    watchdog dog(
+        slots, [&rx] { return channel_state_of(rx); }, "sender_stuck_in_broadcast", watchdog_seconds);
     std::thread stuck([&] {
         for (int value = 0;; ++value) {
             sending.enter("broadcast()", "with message ", value);

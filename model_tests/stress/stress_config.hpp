@@ -64,21 +64,21 @@ struct call_mix {
 };
 
 struct stress_config {
-    std::uint64_t seed = 0;       // drawn from (draw_config), and seeds each thread's choices
-    std::size_t capacity = 4;     // initial capacity, >= 1
-    bool overflow = false;        // initial overflow mode
-    bool await_active = true;     // initial await_active
-    std::size_t senders = 1;      // sender threads, 1..1000 (the message value encodes the sender)
-    std::size_t receivers = 1;    // receiver threads, >= 1, each with a receiver active from the start
-    std::size_t churning = 0;     // how many of them (the last ones) churn their receiver: clone it,
-                                  // deactivate and reactivate it, replace it by a new_receiver();
-                                  // the others are steady: one receiver, from the start to close
+    std::uint64_t seed = 0;                   // drawn from (draw_config), and seeds each thread's choices
+    std::size_t capacity = 4;                 // initial capacity, >= 1
+    bool overflow = false;                    // initial overflow mode
+    bool await_active = true;                 // initial await_active
+    std::size_t senders = 1;                  // sender threads, 1..1000 (the message value encodes the sender)
+    std::size_t receivers = 1;                // receiver threads, >= 1, each with a receiver active from the start
+    std::size_t churning = 0;                 // how many of them (the last ones) churn their receiver: clone it,
+                                              // deactivate and reactivate it, replace it by a new_receiver();
+                                              // the others are steady: one receiver, from the start to close
     std::uint64_t messages_per_sender = 1000; // < 1'000'000
-    call_mix sends;               // how the senders send
-    call_mix receives;            // how the receivers receive
-    std::uint32_t timeout_us = 50; // of the timed calls; 0: the deadline has already passed
-    bool handle_churn = false;    // a chaos thread copies, creates, deactivates and reactivates spare receivers
-    bool settings_churn = false;  // the chaos thread also changes capacity, overflow and await_active mid-run
+    call_mix sends;                           // how the senders send
+    call_mix receives;                        // how the receivers receive
+    std::uint32_t timeout_us = 50;            // of the timed calls; 0: the deadline has already passed
+    bool handle_churn = false;                // a chaos thread copies, creates, deactivates and reactivates spare receivers
+    bool settings_churn = false;              // the chaos thread also changes capacity, overflow and await_active mid-run
 
     // Nothing may be lost: overflow never on, and the capacity never shrinks.
     [[nodiscard]] bool lossless() const noexcept { return !overflow && !settings_churn; }

@@ -91,9 +91,10 @@ void run_stress(std::size_t senders, int per_sender, bool chaos) {
     call_slot& chaos_slot = slots.emplace_back("chaos thread", "changes (not progress: never counted)");
     call_slot& main_slot = slots.emplace_back("main thread", "threads joined");
     auto observer = rx.new_receiver().deactivate(); // for the watchdog's report; receives nothing
-    watchdog dog(slots, [&observer] { return channel_state_of(observer); },
-                 "run_stress(senders=" + std::to_string(senders) + ", per_sender=" + std::to_string(per_sender) +
-                     ", chaos=" + (chaos ? "on" : "off") + ")");
+    watchdog dog(
+        slots, [&observer] { return channel_state_of(observer); },
+        "run_stress(senders=" + std::to_string(senders) + ", per_sender=" + std::to_string(per_sender) +
+            ", chaos=" + (chaos ? "on" : "off") + ")");
 
     std::vector<std::thread> threads;
     std::vector<sender<std::uint64_t>> sender_handles(senders, tx);
@@ -124,10 +125,19 @@ void run_stress(std::size_t senders, int per_sender, bool chaos) {
                 switch (random() % 6) {
                 case 0: spare.set_overflow(random() % 2 == 0); break;
                 case 1: spare.set_capacity(1 + random() % 8); break;
-                case 2: { receiver<std::uint64_t> copy = spare; static_cast<void>(copy.try_recv()); } break;
+                case 2: {
+                    receiver<std::uint64_t> copy = spare;
+                    static_cast<void>(copy.try_recv());
+                } break;
                 case 3: spare = std::move(spare).deactivate().activate(); break;
-                case 4: static_cast<void>(spare.try_recv()); queue_length_seen = spare.len(); break;
-                case 5: { auto parked = spare.new_receiver().deactivate(); auto back = parked.activate_cloned(); } break;
+                case 4:
+                    static_cast<void>(spare.try_recv());
+                    queue_length_seen = spare.len();
+                    break;
+                case 5: {
+                    auto parked = spare.new_receiver().deactivate();
+                    auto back = parked.activate_cloned();
+                } break;
                 }
             }
             EXPECT_LE(queue_length_seen, 8u); // len() <= capacity() <= 8 (R-CAP-3)
@@ -187,7 +197,8 @@ void timed_calls_round() {
     call_slots slots;
     call_slot& producing = slots.emplace_back("producer thread", "messages sent");
     call_slot& consuming = slots.emplace_back("main thread (consumer)", "messages received");
-    watchdog dog(slots, [&rx = rx] { return channel_state_of(rx); }, "timed_calls_round");
+    watchdog dog(
+        slots, [&rx = rx] { return channel_state_of(rx); }, "timed_calls_round");
     std::thread producer([&tx = tx, &producing] {
         for (int i = 0; i < count;) {
             producing.enter("broadcast_for(50us)", "with message ", i);

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The scenario generator: random scenarios from a seed, every scenario of a
+// small size class, and the smaller variants of a failing one.
+//
+// One function, build(), makes a scenario from a sequence of choices (which
+// roles the threads have, how many messages are queued, which command comes
+// next, ...). Random generation answers each choice from a seeded generator,
+// weighted towards the blocking calls; enumeration answers them in every
+// possible way, as an odometer over the choice sequence (the technique of
+// Hypothesis and SmallCheck). So the random sample and the exhaustive space
+// are the same space, and "scenario k of the space" is well defined.
+//
+// A generated setup: capacity 1..max_capacity, 0..capacity messages queued by
+// the first sender, overflow on or off, await_active on or off, then one
+// role per thread (sender, receiver, both, inactive receiver, sender and
+// inactive receiver), the handles of which the setup makes (clone_sender,
+// clone_receiver, deactivate) and hands over. A thread then runs 1..max_steps
+// commands valid on the handles it holds at that point, including the ones it
+// created itself.
+#pragma once
+
+#include <cstdint>
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "scenario.hpp"
+
+namespace bcast::gen {
+
+struct generator_config {
+    int min_threads = 2;
+    int max_threads = 3;
+    int max_steps = 3; // per thread
+    int max_capacity = 2;
+    bool flags = true;     // setup may turn overflow on / await_active off
+    bool lifecycle = true; // threads may clone, drop, deactivate, activate handles and change settings
+};
+
+// Answers the choices build() asks; see the header comment.
+class chooser {
+public:
+    virtual ~chooser() = default;
+    // An index into `weights` (weights > 0).
+    virtual int pick(std::span<const int> weights) = 0;
+    int pick_count(int n) { // 0..n-1, equally likely
+        std::vector<int> w(std::size_t(n), 1);
+        return pick(w);
+    }
+};
+
+class random_chooser final : public chooser {
+public:
+    explicit random_chooser(std::uint64_t seed) : rng_(seed) {}
+    int pick(std::span<const int> weights) override {
+        std::discrete_distribution<int> d(weights.begin(), weights.end());
+        return d(rng_);
+    }
+
+private:
+    std::mt19937_64 rng_;
+};
+
+// Replays a prefix of choices and then takes option 0, recording every choice
+// and its number of options, so the caller can step to the next sequence.
+class enumerating_chooser final : public chooser {
+public:
+    std::vector<int> prefix;
+    std::vector<std::pair<int, int>> taken; // (choice, options)
+    int pick(std::span<const int> weights) override {
+        const int n = int(weights.size());
+        const int c = taken.size() < prefix.size() ? prefix[taken.size()] : 0;
+        taken.emplace_back(c, n);
+        return c;
+    }
+    // The next choice sequence in odometer order; false when all were made.
+    bool advance() {
+        for (std::size_t j = taken.size(); j-- > 0;) {
+            if (taken[j].first + 1 < taken[j].second) {
+                prefix.assign(taken.size() > 0 ? j + 1 : 0, 0);
+                for (std::size_t i = 0; i < j; ++i) prefix[i] = taken[i].first;
+                prefix[j] = taken[j].first + 1;
+                taken.clear();
+                return true;
+            }
+        }
+        return false;
+    }
+};
+
+namespace detail {
+
+enum role : int { sends = 1,
+                  receives = 2,
+                  holds_inactive = 4 };
+inline constexpr int roles[] = {sends, receives, sends | receives, holds_inactive, sends | holds_inactive};
+
+struct candidate {
+    op what;
+    int weight;
+    bool lifecycle;
+};
+// What a thread may do with a handle of each kind, and how often. Blocking
+// calls weigh most: they are where wakeups are lost.
+inline constexpr candidate sender_ops[] = {
+    {op::broadcast, 5, false},
+    {op::try_broadcast, 2, false},
+    {op::async_broadcast, 4, false},
+    {op::broadcast_expired, 1, false},
+    {op::async_broadcast_cancelled, 1, false},
+    {op::set_capacity, 2, true},
+    {op::set_overflow, 1, true},
+    {op::set_await_active, 1, true},
+    {op::close, 1, true},
+    {op::drop_sender, 2, true},
+    {op::new_receiver, 1, true},
+    {op::clone_sender, 1, true},
+};
+inline constexpr candidate receiver_ops[] = {
+    {op::recv, 5, false},
+    {op::try_recv, 2, false},
+    {op::async_recv, 4, false},
+    {op::recv_expired, 1, false},
+    {op::async_recv_cancelled, 1, false},
+    {op::drop_receiver, 2, true},
+    {op::deactivate, 1, true},
+    {op::clone_receiver, 1, true},
+    {op::new_sender, 1, true},
+    {op::close, 1, true},
+};
+inline constexpr candidate inactive_ops[] = {
+    {op::activate, 2, true},
+    {op::activate_cloned, 2, true},
+    {op::drop_inactive, 1, true},
+    {op::clone_inactive, 1, true},
+};
+
+} // namespace detail
+
+// Makes one scenario from the chooser's answers (normalised).
+inline scenario build(chooser& c, const generator_config& cfg) {
+    using namespace detail;
+    scenario s;
+    s.capacity = 1 + c.pick_count(cfg.max_capacity);
+    const int queued = c.pick_count(s.capacity + 1);
+    for (int i = 0; i < queued; ++i) s.setup.push_back({op::try_broadcast, 0, 0, -1});
+    if (cfg.flags) {
+        const int flags[] = {6, 2, 1}; // none, overflow on, await_active off
+        const int f = c.pick(flags);
+        if (f == 1) s.setup.push_back({op::set_overflow, 0, 1, -1});
+        if (f == 2) s.setup.push_back({op::set_await_active, 0, 0, -1});
+    }
+    const int threads = cfg.min_threads + c.pick_count(cfg.max_threads - cfg.min_threads + 1);
+    int next_setup = first_logical(setup_context);
+    bool sender_taken = false, receiver_taken = false;
+    s.threads.resize(std::size_t(threads));
+    std::vector<std::vector<std::pair<int, handle_kind>>> held(static_cast<std::size_t>(threads));
+    for (int t = 0; t < threads; ++t) {
+        const int role = roles[c.pick_count(int(std::size(roles)))];
+        auto give = [&](int h, handle_kind k) {
+            s.threads[std::size_t(t)].owns.push_back(h);
+            held[std::size_t(t)].push_back({h, k});
+        };
+        if (role & sends) {
+            if (!sender_taken) give(0, handle_kind::sender), sender_taken = true;
+            else s.setup.push_back({op::clone_sender, 0, 0, -1}), give(next_setup++, handle_kind::sender);
+        }
+        if (role & receives) {
+            if (!receiver_taken) give(1, handle_kind::receiver), receiver_taken = true;
+            else s.setup.push_back({op::clone_receiver, 1, 0, -1}), give(next_setup++, handle_kind::receiver);
+        }
+        if (role & holds_inactive) {
+            s.setup.push_back({op::clone_receiver, 1, 0, -1});
+            s.setup.push_back({op::deactivate, next_setup++, 0, -1});
+            give(next_setup++, handle_kind::inactive);
+        }
+    }
+    for (int t = 0; t < threads; ++t) {
+        auto& mine = held[std::size_t(t)];
+        int next = first_logical(t);
+        const int steps = 1 + c.pick_count(cfg.max_steps);
+        for (int i = 0; i < steps; ++i) {
+            // Every (handle, operation) this thread may do now.
+            std::vector<std::pair<int, op>> options;
+            std::vector<int> weights;
+            for (const auto& [h, k] : mine) {
+                std::span<const candidate> ops = k == handle_kind::sender     ? std::span<const candidate>(sender_ops)
+                                                 : k == handle_kind::receiver ? std::span<const candidate>(receiver_ops)
+                                                                              : std::span<const candidate>(inactive_ops);
+                for (const candidate& o : ops) {
+                    if (o.lifecycle && !cfg.lifecycle) continue;
+                    if (creates(o.what) != handle_kind::none && next == end_logical(t)) continue;
+                    options.push_back({h, o.what});
+                    weights.push_back(o.weight);
+                }
+            }
+            if (options.empty()) break;
+            const auto [h, what] = options[std::size_t(c.pick(weights))];
+            step st{what, h, 0, -1};
+            if (what == op::set_capacity) st.arg = 1 + c.pick_count(3);
+            if (what == op::set_overflow || what == op::set_await_active) st.arg = c.pick_count(2);
+            s.threads[std::size_t(t)].steps.push_back(st);
+            if (consumes(what))
+                mine.erase(std::find_if(mine.begin(), mine.end(), [h = h](const auto& e) { return e.first == h; }));
+            if (creates(what) != handle_kind::none) mine.push_back({next++, creates(what)});
+        }
+    }
+    // An optional teardown: a close after the threads ended, on the first
+    // sender or receiver if still alive (normalise() drops it otherwise),
+    // then what every scenario ends with (harness.hpp: drop every handle,
+    // check every message destroyed once and the history).
+    const int teardown[] = {3, 1, 1}; // nothing, close:0, close:1
+    if (const int td = c.pick(teardown); td != 0) s.teardown.push_back({op::close, td - 1, 0, -1});
+    return normalise(s);
+}
+
+inline scenario random_scenario(std::uint64_t seed, const generator_config& cfg) {
+    random_chooser c(seed);
+    return build(c, cfg);
+}
+
+// Calls `visit` with every scenario of the space `cfg` describes, in a fixed
+// order; stops early when visit returns false. Returns how many it visited.
+inline std::uint64_t enumerate(const generator_config& cfg, const std::function<bool(const scenario&)>& visit) {
+    enumerating_chooser c;
+    std::uint64_t n = 0;
+    do {
+        const scenario s = build(c, cfg);
+        ++n;
+        if (!visit(s)) break;
+    } while (c.advance());
+    return n;
+}
+
+// The scenarios one step smaller than `s`: one thread, one command, one
+// owned handle or one unit of capacity less (normalised, distinct, not `s`).
+inline std::vector<scenario> smaller_variants(const scenario& s) {
+    std::vector<scenario> out;
+    auto add = [&](scenario v) {
+        v = normalise(v);
+        if (v == s || v.threads.empty()) return;
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    };
+    for (std::size_t t = 0; t < s.threads.size() && s.threads.size() > 1; ++t) {
+        scenario v = s;
+        v.threads.erase(v.threads.begin() + std::ptrdiff_t(t));
+        add(v);
+    }
+    for (std::size_t t = 0; t < s.threads.size(); ++t)
+        for (std::size_t i = 0; i < s.threads[t].steps.size(); ++i) {
+            scenario v = s;
+            v.threads[t].steps.erase(v.threads[t].steps.begin() + std::ptrdiff_t(i));
+            add(v);
+        }
+    for (std::size_t i = 0; i < s.teardown.size(); ++i) {
+        scenario v = s;
+        v.teardown.erase(v.teardown.begin() + std::ptrdiff_t(i));
+        add(v);
+    }
+    for (std::size_t i = 0; i < s.setup.size(); ++i) {
+        scenario v = s;
+        v.setup.erase(v.setup.begin() + std::ptrdiff_t(i));
+        add(v);
+    }
+    for (std::size_t t = 0; t < s.threads.size(); ++t)
+        for (std::size_t i = 0; i < s.threads[t].owns.size(); ++i) {
+            scenario v = s;
+            v.threads[t].owns.erase(v.threads[t].owns.begin() + std::ptrdiff_t(i));
+            add(v);
+        }
+    if (s.capacity > 1) {
+        scenario v = s;
+        --v.capacity;
+        add(v);
+    }
+    return out;
+}
+
+} // namespace bcast::gen

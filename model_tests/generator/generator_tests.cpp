@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The scenario generator's own tests: the text form reads back, normalise()
+// keeps only valid commands, enumeration is deterministic and complete, the
+// minimiser's variants are smaller, and the spec explorer finds the
+// deadlocks the spec has and no others.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "generator.hpp"
+#include "spec_explorer.hpp"
+
+namespace gen = bcast::gen;
+
+TEST(scenario_text, reads_back_every_generated_scenario) {
+    for (std::uint64_t seed = 1; seed <= 500; ++seed) {
+        const gen::scenario s = gen::random_scenario(seed, {});
+        std::string error;
+        const auto back = gen::parse_scenario(gen::to_string(s), &error);
+        ASSERT_TRUE(back.has_value()) << gen::to_string(s) << ": " << error;
+        EXPECT_EQ(*back, s) << gen::to_string(s);
+    }
+}
+
+TEST(scenario_text, a_malformed_text_names_the_part_and_the_reason) {
+    std::string error;
+    EXPECT_FALSE(gen::parse_scenario("cap:9 | t0{0}: recv:1", &error));
+    EXPECT_NE(error.find("capacity must be 1..5"), std::string::npos) << error;
+    EXPECT_FALSE(gen::parse_scenario("cap:1 | t0{0}: fly:0", &error));
+    EXPECT_NE(error.find("part 2"), std::string::npos) << error;
+    EXPECT_NE(error.find("unknown or unsupported command 'fly'"), std::string::npos) << error;
+    EXPECT_FALSE(gen::parse_scenario("cap:1 | t0{0}: recv:x", &error));
+    EXPECT_NE(error.find("bad number in 'recv:x'"), std::string::npos) << error;
+    EXPECT_FALSE(gen::parse_scenario("cap:1 | setup: try_broadcast:0", &error));
+    EXPECT_NE(error.find("at least one thread"), std::string::npos) << error;
+    EXPECT_FALSE(gen::parse_scenario("cap:1 | t0{0}: len:0", &error)); // a query: not a generated command
+    EXPECT_NE(error.find("unsupported command 'len'"), std::string::npos) << error;
+}
+
+TEST(normalise, drops_commands_on_handles_the_context_does_not_hold) {
+    // Thread 1 names the first receiver, which thread 0 holds; thread 0
+    // receives after dropping its receiver; the setup waits (nobody could
+    // wake it). Each of those is dropped; the rest stays.
+    const auto s = gen::parse_scenario(
+        "cap:1 | setup: recv:1 try_broadcast:0 | t0{1}: drop_receiver:1 recv:1 | t1{0}: recv:1 broadcast:0 | teardown:");
+    ASSERT_TRUE(s);
+    EXPECT_EQ(gen::to_string(*s),
+              "cap:1 | setup: try_broadcast:0 | t0{1}: drop_receiver:1 | t1{0}: broadcast:0 | teardown:");
+}
+
+TEST(normalise, numbers_created_handles_from_the_context_range) {
+    const auto s = gen::parse_scenario("cap:1 | setup: clone_receiver:1 | t0{0,2}: clone_receiver:2 recv:12 | t1{1}: "
+                                       "deactivate:1 activate:16 recv:17 | teardown: close:0");
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->setup[0].out, 2);
+    EXPECT_EQ(s->threads[0].steps[0].out, gen::first_logical(0));
+    EXPECT_EQ(s->threads[0].steps.size(), 2u); // recv:12 is on the clone
+    EXPECT_EQ(s->threads[1].steps[1].out, gen::first_logical(1) + 1);
+    EXPECT_EQ(s->threads[1].steps.size(), 3u);
+    EXPECT_EQ(s->teardown.size(), 1u);
+}
+
+TEST(enumerate, visits_the_same_distinct_scenarios_every_time) {
+    gen::generator_config cfg;
+    cfg.max_threads = 2, cfg.max_steps = 1, cfg.max_capacity = 1, cfg.lifecycle = false, cfg.flags = false;
+    std::vector<std::string> first, second;
+    gen::enumerate(cfg, [&](const gen::scenario& s) { return first.push_back(gen::to_string(s)), true; });
+    gen::enumerate(cfg, [&](const gen::scenario& s) { return second.push_back(gen::to_string(s)), true; });
+    EXPECT_EQ(first, second);
+    // roles: 5 x 5; queued: 0 or 1; commands: per role (5 send, 5 receive,
+    // 10 both, 0 on an inactive receiver without lifecycle commands) x 3 teardowns.
+    const std::set<std::string> distinct(first.begin(), first.end());
+    EXPECT_GT(distinct.size(), first.size() / 2);
+    const std::size_t per_role[] = {5, 5, 10, 0, 5}; // sender, receiver, both, inactive, sender+inactive
+    std::size_t expected = 0;
+    for (std::size_t a : per_role)
+        for (std::size_t b : per_role) expected += std::max<std::size_t>(a, 1) * std::max<std::size_t>(b, 1);
+    EXPECT_EQ(first.size(), 2 * expected * 3);
+}
+
+TEST(enumerate, stops_when_the_visitor_says_so) {
+    int seen = 0;
+    const auto n = gen::enumerate({}, [&](const gen::scenario&) { return ++seen < 7; });
+    EXPECT_EQ(n, 7u);
+}
+
+TEST(smaller_variants, are_each_one_step_smaller_and_valid) {
+    const gen::scenario s = gen::random_scenario(42, {});
+    const auto variants = gen::smaller_variants(s);
+    ASSERT_FALSE(variants.empty());
+    for (const auto& v : variants) {
+        EXPECT_NE(v, s);
+        EXPECT_EQ(gen::normalise(v), v);
+        EXPECT_LE(gen::thread_steps(v), gen::thread_steps(s));
+        EXPECT_LE(v.threads.size(), s.threads.size());
+    }
+}
+
+TEST(spec_explorer, a_receive_nobody_sends_to_is_a_spec_deadlock) {
+    const auto s = gen::parse_scenario("cap:1 | t0{0}: try_broadcast:0 | t1{1}: recv:1 recv:1 | teardown:");
+    ASSERT_TRUE(s);
+    EXPECT_TRUE(gen::explore(*s).spec_may_deadlock);
+}
+
+TEST(spec_explorer, a_receive_the_other_thread_sends_to_cannot_deadlock) {
+    const auto s = gen::parse_scenario("cap:1 | t0{0}: broadcast:0 broadcast:0 | t1{1}: recv:1 recv:1 | teardown:");
+    ASSERT_TRUE(s);
+    const auto e = gen::explore(*s);
+    EXPECT_FALSE(e.spec_may_deadlock);
+    // Capacity 1: the second send waits for the first receive and each
+    // receive for a send, so send, receive, send, receive is the only order.
+    EXPECT_EQ(e.interleavings, 1u);
+}
+
+TEST(spec_explorer, a_dropped_last_sender_ends_every_wait) {
+    // R-CLOSE-2: the receive ends with `closed` in every order.
+    const auto s = gen::parse_scenario("cap:1 | t0{0}: drop_sender:0 | t1{1}: recv:1 async_recv:1 | teardown:");
+    ASSERT_TRUE(s);
+    EXPECT_FALSE(gen::explore(*s).spec_may_deadlock);
+}
+
+TEST(spec_explorer, a_timed_receive_never_deadlocks) {
+    const auto s = gen::parse_scenario("cap:1 | t0{1}: recv_expired:1 async_recv_cancelled:1 | t1{0}: close:0 | teardown:");
+    ASSERT_TRUE(s);
+    EXPECT_FALSE(gen::explore(*s).spec_may_deadlock);
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// bcast_relacy_generated: generated concurrent scenarios (model_tests/generator/)
+// explored by Relacy on the unmodified channel, every execution checked
+// (generated_scenario.hpp); a failure is minimised and printed with its
+// replay command. docs/verification.md ("Generated scenarios") says what the
+// search covers.
+#include "generated_scenario.hpp"
+
+
+#include <chrono>
+#include <cstring>
+#include <set>
+
+using namespace bcast_rl;
+namespace gen = bcast::gen;
+
+namespace {
+
+constexpr const char* usage_text = R"(usage: bcast_relacy_generated [--help] [--budget=N] [--seed=S] [--enumerate] [--count]
+                              [--threads=MIN-MAX] [--steps=K] [--capacity=C] [--no-lifecycle]
+                              [--bound=B] [--random=R] [--no-minimise] [--keep-going] [--verbose]
+                              [--scenario='TEXT']
+
+Generates concurrent scenarios over the property tests' command language and explores each
+under Relacy on the unmodified channel: a context-bound search (bound B, default 2) and R
+random-scheduler executions (default 1000: the scheduler that injects spurious wakeups).
+Every execution is checked: no data race or Relacy error, every message destroyed once, the
+channel's invariants, a history linearizable against bcast::spec::model. A DEADLOCK is
+a lost wakeup: scenarios whose spec can deadlock in some interleaving are not run (counted),
+so in the ones that run every thread blocked means the channel waits where the spec would not.
+
+  --budget=N      N random scenarios from --seed (default 200 scenarios, seed 1)
+  --seed=S        the first seed; scenario i is drawn from seed S+i
+  --enumerate     every scenario of the space (--threads/--steps/--capacity), in order
+  --count         print the size of the space and how many of its scenarios the spec can
+                  deadlock, run nothing
+  --threads=A-B   2-3 by default;  --steps=K  at most K commands per thread (default 3)
+  --capacity=C    at most C (default 2); --no-lifecycle: only send/receive commands
+  --scenario=TEXT run this one scenario (the text form a failure prints)
+  --bound=B       context bound (default 2); --random=R random executions per scenario
+  --no-minimise   report a failure as found
+  --keep-going    continue after a failure
+  --verbose       one line per scenario
+Exit status: 0 all passed, 1 a scenario failed (or none ran), 2 usage error.
+)";
+
+struct options {
+    long budget = 200;
+    std::uint64_t seed = 1;
+    bool enumerate = false, count = false, minimise = true, keep_going = false, verbose = false;
+    std::string scenario_text;
+    gen::generator_config cfg;
+    unsigned bound = 2;
+    long random = 1000;
+};
+
+// What one scenario's exploration found.
+struct finding {
+    bool failed = false;
+    std::string kind; // Relacy's result, or the deadlock's classification
+    rl::scheduler_type_e sched = rl::sched_bound;
+    unsigned bound = 0;
+    generated_run run;
+    double seconds = 0;
+    std::uint64_t executions = 0;
+};
+
+// Relacy's verdict. A DEADLOCK needs no further classification here: a
+// scenario the spec can deadlock is never run (spec_explorer.hpp), so every
+// thread blocked means the implementation waits where, in every interleaving
+// the spec allows, some call could go on: a lost wakeup (R-WAKE-1) or a
+// non-linearizable answer before it.
+void classify(const gen::scenario&, finding& f) {
+    f.kind = rl::test_result_str(f.run.result);
+    if (f.run.result == rl::test_result_deadlock) f.kind += " (LOST WAKEUP: the spec cannot deadlock here, R-WAKE-1)";
+}
+
+bool is_failure(const finding& f) { return f.failed; }
+
+finding explore(const gen::scenario& s, const options& o) {
+    finding f;
+    auto attempt = [&](rl::scheduler_type_e sched, unsigned bound, long iterations) {
+        f.run = run_generated(s, sched, bound, iterations);
+        f.seconds += f.run.seconds;
+        f.executions += f.run.executions;
+        if (f.run.result == rl::test_result_success) return false;
+        f.failed = true, f.sched = sched, f.bound = bound;
+        classify(s, f);
+        return true;
+    };
+    if (attempt(rl::sched_bound, o.bound, 0)) return f;
+    if (o.random > 0) attempt(rl::sched_random, 0, o.random);
+    return f;
+}
+
+// The rule IDs of what a scenario does (printed with a failure).
+std::string rules_of(const gen::scenario& s) {
+    std::set<std::string> ids;
+    auto add = [&](const gen::step& st) {
+        using gen::op;
+        switch (st.what) {
+        case op::try_broadcast: ids.insert("R-SEND-1"); break;
+        case op::broadcast: ids.insert("R-SEND-3"); break;
+        case op::broadcast_expired: ids.insert("R-SEND-4"); break;
+        case op::try_recv: ids.insert("R-RECV-1"); break;
+        case op::recv: ids.insert("R-RECV-4"); break;
+        case op::recv_expired: ids.insert("R-RECV-5"); break;
+        case op::async_recv:
+        case op::async_broadcast: ids.insert("R-ASYNC-1"), ids.insert("R-ASYNC-2"); break;
+        case op::async_recv_cancelled:
+        case op::async_broadcast_cancelled: ids.insert("R-ASYNC-4"); break;
+        case op::clone_receiver: ids.insert("R-LIFE-1"); break;
+        case op::new_receiver: ids.insert("R-LIFE-2"); break;
+        case op::drop_receiver: ids.insert("R-LIFE-3"), ids.insert("R-CLOSE-3"); break;
+        case op::deactivate: ids.insert("R-LIFE-4"); break;
+        case op::activate:
+        case op::activate_cloned: ids.insert("R-LIFE-5"), ids.insert("R-LIFE-6"); break;
+        case op::drop_sender: ids.insert("R-CLOSE-2"); break;
+        case op::set_capacity: ids.insert("R-CAP-2"), ids.insert("R-CAP-4"); break;
+        case op::set_overflow: ids.insert(st.arg ? "R-OVF-4" : "R-OVF-3"), ids.insert("R-OVF-1"); break;
+        case op::set_await_active: ids.insert("R-ACT-2"), ids.insert("R-ACT-3"); break;
+        case op::close: ids.insert("R-CLOSE-1"), ids.insert("R-CLOSE-6"); break;
+        default: break;
+        }
+    };
+    for (const auto& st : s.setup) add(st);
+    for (const auto& t : s.threads)
+        for (const auto& st : t.steps) add(st);
+    for (const auto& st : s.teardown) add(st);
+    std::string out;
+    for (const auto& id : ids) out += (out.empty() ? "" : " ") + id;
+    return out + " (R-WAKE-1 for every blocked call)";
+}
+
+// Smaller and smaller variants while they still fail (variants the spec can
+// deadlock are skipped), then the smallest context bound that still finds it.
+std::pair<gen::scenario, finding> minimise(gen::scenario s, finding f, const options& o, int& tried) {
+    for (bool smaller = true; smaller;) {
+        smaller = false;
+        for (const gen::scenario& v : gen::smaller_variants(s)) {
+            if (gen::explore(v).spec_may_deadlock) continue;
+            ++tried;
+            finding g = explore(v, o);
+            if (is_failure(g)) {
+                s = v, f = g, smaller = true;
+                break;
+            }
+        }
+    }
+    for (unsigned b = 0; b < o.bound; ++b) { // the fewest preemptions: the shortest trace to read
+        generated_run r = run_generated(s, rl::sched_bound, b, 0);
+        if (r.result == rl::test_result_success) continue;
+        finding g;
+        g.failed = true, g.sched = rl::sched_bound, g.bound = b, g.run = r;
+        classify(s, g);
+        if (is_failure(g)) return {s, g};
+    }
+    return {s, f};
+}
+
+std::string replay_command(const gen::scenario& s, const finding& f, const options& o) {
+    std::string cmd = "bcast_relacy_generated --scenario='" + gen::to_string(s) + "'";
+    if (f.sched == rl::sched_bound) cmd += " --bound=" + std::to_string(f.bound) + " --random=0";
+    else cmd += " --random=" + std::to_string(o.random);
+    return cmd;
+}
+
+void print_failure(const gen::scenario& found, const gen::scenario& s, const finding& f, const options& o,
+                   int tried) {
+    std::printf("\n==== FAILED: %s\n", f.kind.c_str());
+    std::printf("found:     %s\n", gen::to_string(found).c_str());
+    if (o.minimise) std::printf("minimised: %s   (%d smaller variants tried)\n", gen::to_string(s).c_str(), tried);
+    std::printf("rules:     %s\n", rules_of(s).c_str());
+    std::printf("scheduler: %s, bound %u\n", scheduler_name(f.sched), f.bound);
+    if (f.run.calls.count != 0) { // the calls of the failing execution; return tick 0: still blocked at the end
+        std::printf("---- calls of the failing execution ([call, return] ticks; return 0: still blocked) ----\n");
+        f.run.calls.print(stdout);
+    }
+    std::printf("---- Relacy report of the failing execution ----\n");
+    std::fwrite(f.run.report.data(), 1, f.run.report.size(), stdout);
+    std::printf("\n---- replay: %s\n", replay_command(s, f, o).c_str());
+    std::fflush(stdout);
+}
+
+bool parse_range(const std::string& v, int& lo, int& hi) {
+    const auto dash = v.find('-');
+    try {
+        lo = std::stoi(v.substr(0, dash));
+        hi = dash == std::string::npos ? lo : std::stoi(v.substr(dash + 1));
+    } catch (...) {
+        return false;
+    }
+    return lo >= 1 && lo <= hi && hi <= gen::max_threads;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&](const char* prefix) { return a.substr(std::strlen(prefix)); };
+        try {
+            if (a == "--help" || a == "-h") {
+                std::fputs(usage_text, stdout);
+                return 0;
+            } else if (a.rfind("--budget=", 0) == 0) o.budget = std::stol(value("--budget="));
+            else if (a.rfind("--seed=", 0) == 0) o.seed = std::stoull(value("--seed="));
+            else if (a == "--enumerate") o.enumerate = true;
+            else if (a == "--count") o.count = true;
+            else if (a.rfind("--threads=", 0) == 0) {
+                if (!parse_range(value("--threads="), o.cfg.min_threads, o.cfg.max_threads)) throw std::invalid_argument(a);
+            } else if (a.rfind("--steps=", 0) == 0) o.cfg.max_steps = std::stoi(value("--steps="));
+            else if (a.rfind("--capacity=", 0) == 0) o.cfg.max_capacity = std::stoi(value("--capacity="));
+            else if (a == "--no-lifecycle") o.cfg.lifecycle = false;
+            else if (a.rfind("--bound=", 0) == 0) o.bound = unsigned(std::stoul(value("--bound=")));
+            else if (a.rfind("--random=", 0) == 0) o.random = std::stol(value("--random="));
+            else if (a == "--no-minimise") o.minimise = false;
+            else if (a == "--keep-going") o.keep_going = true;
+            else if (a == "--verbose") o.verbose = true;
+            else if (a.rfind("--scenario=", 0) == 0) o.scenario_text = value("--scenario=");
+            else throw std::invalid_argument(a);
+        } catch (const std::exception&) {
+            std::fprintf(stderr, "bcast_relacy_generated: bad argument %s\n\n%s", a.c_str(), usage_text);
+            return 2;
+        }
+    }
+    if (o.cfg.max_steps < 1 || o.cfg.max_steps > gen::max_steps_per_thread || o.cfg.max_capacity < 1 ||
+        o.cfg.max_capacity > 5) {
+        std::fprintf(stderr, "bcast_relacy_generated: --steps must be 1..%d, --capacity 1..5\n", gen::max_steps_per_thread);
+        return 2;
+    }
+
+    if (o.count) {
+        std::uint64_t spec_deadlocks = 0;
+        const std::uint64_t n = gen::enumerate(o.cfg, [&](const gen::scenario& s) {
+            spec_deadlocks += gen::explore(s).spec_may_deadlock;
+            return true;
+        });
+        std::printf("space: threads %d-%d, <= %d commands each, capacity <= %d%s: %llu scenarios, %llu of them "
+                    "can deadlock in the spec\n",
+                    o.cfg.min_threads, o.cfg.max_threads, o.cfg.max_steps, o.cfg.max_capacity,
+                    o.cfg.lifecycle ? "" : ", send/receive only", (unsigned long long)n,
+                    (unsigned long long)spec_deadlocks);
+        return 0;
+    }
+
+    long ran = 0, skipped = 0, failed = 0;
+    std::uint64_t executions = 0;
+    double seconds = 0;
+    std::set<std::string> distinct;
+    auto check_one = [&](const gen::scenario& s, const std::string& label) {
+        if (gen::explore(s).spec_may_deadlock) {
+            ++skipped;
+            if (o.verbose) std::printf("SKIP %s  (the spec can deadlock) %s\n", label.c_str(), gen::to_string(s).c_str());
+            return true;
+        }
+        ++ran;
+        distinct.insert(gen::to_string(s));
+        finding f = explore(s, o);
+        executions += f.executions;
+        seconds += f.seconds;
+        if (o.verbose || f.failed)
+            std::printf("%s %s executions=%llu seconds=%.2f %s\n", f.failed ? f.kind.c_str() : "ok  ", label.c_str(),
+                        (unsigned long long)f.executions, f.seconds, gen::to_string(s).c_str());
+        std::fflush(stdout);
+        if (!is_failure(f)) return true;
+        ++failed;
+        int tried = 0;
+        auto [small, g] = o.minimise ? minimise(s, f, o, tried) : std::pair{s, f};
+        print_failure(s, small, g, o, tried);
+        return o.keep_going;
+    };
+
+    if (!o.scenario_text.empty()) {
+        std::string error;
+        const auto s = gen::parse_scenario(o.scenario_text, &error);
+        if (!s) {
+            std::fprintf(stderr, "bcast_relacy_generated: --scenario: %s\n", error.c_str());
+            return 2;
+        }
+        check_one(*s, "given");
+    } else if (o.enumerate) {
+        long k = 0;
+        gen::enumerate(o.cfg, [&](const gen::scenario& s) { return check_one(s, "#" + std::to_string(k++)); });
+    } else {
+        for (long i = 0; i < o.budget; ++i) {
+            const std::uint64_t seed = o.seed + std::uint64_t(i);
+            gen::scenario s = gen::random_scenario(seed, o.cfg);
+            if (!check_one(s, "seed=" + std::to_string(seed))) break;
+        }
+    }
+    std::printf("%ld scenarios explored (%zu distinct), %ld not run (the spec can deadlock), %ld failed; "
+                "%llu executions, %.1f s; context bound %u + %ld random executions each\n",
+                ran, distinct.size(), skipped, failed, (unsigned long long)executions, seconds, o.bound, o.random);
+    if (ran == 0) return 1;
+    return failed == 0 ? 0 : 1;
+}

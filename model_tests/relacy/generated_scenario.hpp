@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// A generated scenario (model_tests/generator/) run under Relacy on the
+// unmodified channel: the setup in before(), thread t's commands in
+// thread(t), the teardown and every common check (harness.hpp: messages
+// destroyed once, invariants at every scheduling point, linearizability
+// against bcast::spec::model) in after().
+//
+// Relacy's test suites have a compile-time thread count and no parameters,
+// so the scenario being run is a global (`generated_current`) and
+// generated<N> is instantiated for N = 1, 2, 3. Each command is recorded
+// through the harness like a hand-written scenario's, with the message value
+// bcast::gen::message_value() gives it, the same value the spec explorer and
+// the minimiser use.
+#pragma once
+
+#include "harness.hpp"
+#include "simulate.hpp"
+
+#include "../generator/generator.hpp"
+#include "../generator/spec_explorer.hpp"
+
+namespace bcast_rl {
+
+inline const bcast::gen::scenario* generated_current = nullptr;
+// The calls of the execution Relacy ran last, kept outside the scenario
+// object: after a DEADLOCK the calls still pending are read from here.
+inline history generated_last_history;
+
+template <int Threads>
+struct generated : scenario<generated<Threads>, plain_primitives, Threads> {
+    using base = scenario<generated<Threads>, plain_primitives, Threads>;
+    static constexpr const char* description = "a generated scenario";
+
+    // The waiter node of a thread's current async command (one at a time).
+    std::optional<recv_node> recv_waiter[Threads];
+    std::optional<send_node> send_waiter[Threads];
+
+    // Handles alive and not being dropped. invariant() reads the channel
+    // state between critical sections; the drop that takes this to zero
+    // destroys that state, so it stops invariant() reading it first (no
+    // other thread holds a handle then).
+    int live_handles = 2;
+
+    const bcast::gen::scenario& plan() const { return *generated_current; }
+
+    void dropping() {
+        if (--live_handles == 0) this->channel = nullptr, this->state = nullptr;
+    }
+
+    void before() {
+        generated_last_history = history{};
+        this->hist.mirror = &generated_last_history;
+        this->open(std::size_t(plan().capacity));
+        const auto& setup = plan().setup;
+        for (std::size_t i = 0; i < setup.size(); ++i)
+            run(base::before_thread, bcast::gen::setup_context, setup[i], bcast::gen::message_value(-1, int(i)));
+        for (int h : bcast::gen::unowned_setup_handles(plan())) {
+            dropping();
+            if (this->tx[h]) this->drop_sender(base::before_thread, h);
+            else if (this->rx[h]) this->drop_receiver(base::before_thread, h);
+            else this->drop_inactive(base::before_thread, h);
+        }
+    }
+    void thread(unsigned t) {
+        const auto& steps = plan().threads[t].steps;
+        for (std::size_t i = 0; i < steps.size(); ++i)
+            run(int(t), int(t), steps[i], bcast::gen::message_value(int(t), int(i)));
+    }
+    void after() {
+        const auto& teardown = plan().teardown;
+        for (std::size_t i = 0; i < teardown.size(); ++i)
+            run(base::after_thread, bcast::gen::teardown_context, teardown[i],
+                bcast::gen::message_value(bcast::gen::teardown_context, int(i)));
+        this->finish();
+    }
+
+    // One command, recorded. `who` is the history's thread number, `slot`
+    // the waiter slot of a thread's async command.
+    void run(int who, int slot, const bcast::gen::step& st, int value) {
+        using bcast::gen::op;
+        const int h = st.handle;
+        switch (st.what) {
+        case op::try_broadcast: this->try_send(who, h, value); break;
+        case op::broadcast: this->send(who, h, value); break;
+        case op::broadcast_expired: this->send_timed(who, h, value); break;
+        case op::try_recv: this->try_recv(who, h); break;
+        case op::recv: this->recv(who, h); break;
+        case op::recv_expired: this->recv_timed(who, h); break;
+        case op::async_recv:
+        case op::async_recv_cancelled: {
+            RL_ASSERT(slot >= 0 && slot < Threads); // normalise() keeps waiting commands in the threads
+            auto& node = recv_waiter[slot].emplace();
+            this->async_recv(who, h, node, st.what == op::async_recv_cancelled);
+            base::check_resumed(node);
+            recv_waiter[slot].reset();
+            break;
+        }
+        case op::async_broadcast:
+        case op::async_broadcast_cancelled: {
+            RL_ASSERT(slot >= 0 && slot < Threads);
+            auto& node = send_waiter[slot].emplace();
+            this->async_send(who, h, node, value, st.what == op::async_broadcast_cancelled);
+            base::check_resumed(node);
+            send_waiter[slot].reset();
+            break;
+        }
+        case op::clone_sender: this->clone_sender(who, h, st.out); break;
+        case op::new_sender: this->new_sender(who, h, st.out); break;
+        case op::clone_receiver: this->clone_receiver(who, h, st.out); break;
+        case op::new_receiver: this->new_receiver(who, h, st.out); break;
+        case op::deactivate: this->deactivate(who, h, st.out); break;
+        case op::activate: this->activate(who, h, st.out); break;
+        case op::activate_cloned: this->activate_cloned(who, h, st.out); break;
+        case op::clone_inactive: this->clone_inactive(who, h, st.out); break;
+        case op::drop_sender: dropping(), this->drop_sender(who, h); break;
+        case op::drop_receiver: dropping(), this->drop_receiver(who, h); break;
+        case op::drop_inactive: dropping(), this->drop_inactive(who, h); break;
+        case op::set_capacity: this->set_capacity(who, h, st.arg); break;
+        case op::set_overflow: this->set_overflow(who, h, st.arg != 0); break;
+        case op::set_await_active: this->set_await_active(who, h, st.arg != 0); break;
+        case op::close: this->close(who, h); break;
+        default: RL_ASSERT(!"a generated scenario holds a command the runner does not know");
+        }
+        if (bcast::gen::creates(st.what) != bcast::gen::handle_kind::none && !bcast::gen::consumes(st.what))
+            ++live_handles;
+    }
+};
+
+// One search of `s` with one scheduler: the Relacy result and, on a failure,
+// the report of the failing execution and its replay state.
+struct generated_run {
+    rl::test_result_e result = rl::test_result_success;
+    std::uint64_t executions = 0;
+    double seconds = 0;
+    std::string report;       // Relacy's report (with the execution's history) when it failed
+    std::string replay_state; // params.final_state of the failing iteration
+    history calls;            // the failing execution's calls (pending ones have ret == 0)
+};
+
+template <int N>
+bool simulate_generated(rl::scheduler_type_e sched, rl::test_params& p) {
+    switch (sched) {
+    case rl::sched_full: return simulate_with<generated<N>, rl::sched_full>(p);
+    case rl::sched_bound: return simulate_with<generated<N>, rl::sched_bound>(p);
+    default: return simulate_with<generated<N>, rl::sched_random>(p);
+    }
+}
+
+inline generated_run run_generated(const bcast::gen::scenario& s, rl::scheduler_type_e sched, unsigned bound,
+                                   long iterations) {
+    generated_current = &s;
+    rl::test_params p;
+    p.search_type = sched;
+    p.context_bound = bound;
+    p.iteration_count = sched == rl::sched_random ? iterations : 1000000000;
+    null_buf nb;
+    std::ostream null_stream(&nb);
+    fixed_buf report_buf;
+    std::ostream report(&report_buf);
+    p.output_stream = &report;
+    p.progress_stream = &null_stream;
+    verdict_cache::clear();
+    const auto t0 = std::chrono::steady_clock::now();
+    switch (s.threads.size()) {
+    case 1: simulate_generated<1>(sched, p); break;
+    case 2: simulate_generated<2>(sched, p); break;
+    default: simulate_generated<3>(sched, p); break;
+    }
+    generated_run out;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.result = p.test_result;
+    out.executions = p.stop_iteration;
+    if (out.result != rl::test_result_success) {
+        out.report = report_buf.str();
+        out.replay_state = p.final_state;
+        out.calls = generated_last_history;
+        out.calls.mirror = nullptr;
+    }
+    generated_current = nullptr;
+    return out;
+}
+
+} // namespace bcast_rl
