@@ -266,6 +266,11 @@ public:
     // One model object is one channel: any two live handles share it.
     bool same_channel(handle_id a, handle_id b) const { return require(exists(a) && exists(b)), true; }
 
+    // Equal states (queue, positions, handles, settings, id counter): lets the
+    // linearizability checker memoise explored states (linearizability.hpp).
+    // Needs T to be equality comparable.
+    friend bool operator==(const model&, const model&) = default;
+
 private:
     static std::size_t checked(std::size_t capacity) {
         if (capacity == 0) throw std::invalid_argument("bcast: channel capacity must be at least 1");
