@@ -26,8 +26,9 @@ under Relacy on the unmodified channel: a context-bound search (bound B, default
 random-scheduler executions (default 1000: the scheduler that injects spurious wakeups).
 Every execution is checked: no data race or Relacy error, every message destroyed once, the
 channel's invariants, a history linearizable against bcast::spec::model. A DEADLOCK is
-a lost wakeup: scenarios whose spec can deadlock in some interleaving are not run (counted),
-so in the ones that run every thread blocked means the channel waits where the spec would not.
+classified by the history checker: a lost wakeup (named by the rule of the missed wake-up)
+when the spec lets a blocked call go on in every linearisation. Scenarios whose spec can
+deadlock in some interleaving are not run (counted).
 
   --budget=N      N random scenarios from --seed (default 200 scenarios, seed 1)
   --seed=S        the first seed; scenario i is drawn from seed S+i
@@ -60,19 +61,38 @@ struct finding {
     std::string kind; // Relacy's result, or the deadlock's classification
     rl::scheduler_type_e sched = rl::sched_bound;
     unsigned bound = 0;
+    bool spec_deadlock = false; // a DEADLOCK the checker found legitimate: the search stopped there
+    std::string checker_report; // the history checker's report of a DEADLOCK
     generated_run run;
     double seconds = 0;
     std::uint64_t executions = 0;
 };
 
-// Relacy's verdict. A DEADLOCK needs no further classification here: a
-// scenario the spec can deadlock is never run (spec_explorer.hpp), so every
-// thread blocked means the implementation waits where, in every interleaving
-// the spec allows, some call could go on: a lost wakeup (R-WAKE-1) or a
-// non-linearizable answer before it.
-void classify(const gen::scenario&, finding& f) {
+// Relacy's verdict; a DEADLOCK is classified by the history checker
+// (bcast::spec::check_history) from the calls of the deadlocked execution,
+// the blocked ones still pending: a lost wakeup when in every linearisation
+// of the completed calls some blocked call could go on (the report names the
+// rule of the missed wake-up), a wrong answer before it when the completed
+// calls have no linearisation, and a deadlock the spec allows otherwise,
+// which is neither a pass nor a failure (spec_deadlocks counts it; it cannot
+// happen in a scenario that runs, since those the spec can deadlock in some
+// interleaving are never run: spec_explorer.hpp).
+void classify(const gen::scenario& s, finding& f) {
     f.kind = rl::test_result_str(f.run.result);
-    if (f.run.result == rl::test_result_deadlock) f.kind += " (LOST WAKEUP: the spec cannot deadlock here, R-WAKE-1)";
+    f.failed = true;
+    if (f.run.result != rl::test_result_deadlock) return;
+    const bcast::spec::check_report r =
+        bcast::spec::check_history(f.run.calls.calls(), std::size_t(s.capacity), 0, 1);
+    f.checker_report = bcast::spec::to_string(r, f.run.calls.calls());
+    switch (r.result) {
+    case bcast::spec::verdict::lost_wakeup: f.kind += " (LOST WAKEUP, " + r.rule + ")"; break;
+    case bcast::spec::verdict::not_linearizable: f.kind += " (NOT LINEARIZABLE before it)"; break;
+    case bcast::spec::verdict::spec_deadlock:
+    case bcast::spec::verdict::linearizable:
+        f.kind += " (a deadlock the spec allows)";
+        f.failed = false, f.spec_deadlock = true;
+        break;
+    }
 }
 
 bool is_failure(const finding& f) { return f.failed; }
@@ -84,7 +104,7 @@ finding explore(const gen::scenario& s, const options& o) {
         f.seconds += f.run.seconds;
         f.executions += f.run.executions;
         if (f.run.result == rl::test_result_success) return false;
-        f.failed = true, f.sched = sched, f.bound = bound;
+        f.sched = sched, f.bound = bound;
         classify(s, f);
         return true;
     };
@@ -151,7 +171,7 @@ std::pair<gen::scenario, finding> minimise(gen::scenario s, finding f, const opt
         generated_run r = run_generated(s, rl::sched_bound, b, 0);
         if (r.result == rl::test_result_success) continue;
         finding g;
-        g.failed = true, g.sched = rl::sched_bound, g.bound = b, g.run = r;
+        g.sched = rl::sched_bound, g.bound = b, g.run = r;
         classify(s, g);
         if (is_failure(g)) return {s, g};
     }
@@ -172,10 +192,12 @@ void print_failure(const gen::scenario& found, const gen::scenario& s, const fin
     if (o.minimise) std::printf("minimised: %s   (%d smaller variants tried)\n", gen::to_string(s).c_str(), tried);
     std::printf("rules:     %s\n", rules_of(s).c_str());
     std::printf("scheduler: %s, bound %u\n", scheduler_name(f.sched), f.bound);
-    if (f.run.calls.count != 0) { // the calls of the failing execution; return tick 0: still blocked at the end
-        std::printf("---- calls of the failing execution ([call, return] ticks; return 0: still blocked) ----\n");
+    if (f.run.calls.count != 0) { // the calls of the failing execution
+        std::printf("---- calls of the failing execution ([invoked, returned] ticks; pending: still blocked) ----\n");
         f.run.calls.print(stdout);
     }
+    if (!f.checker_report.empty())
+        std::printf("---- the history checker on those calls ----\n%s", f.checker_report.c_str());
     std::printf("---- Relacy report of the failing execution ----\n");
     std::fwrite(f.run.report.data(), 1, f.run.report.size(), stdout);
     std::printf("\n---- replay: %s\n", replay_command(s, f, o).c_str());
@@ -245,7 +267,7 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    long ran = 0, skipped = 0, failed = 0;
+    long ran = 0, skipped = 0, failed = 0, legitimate_deadlocks = 0;
     std::uint64_t executions = 0;
     double seconds = 0;
     std::set<std::string> distinct;
@@ -260,8 +282,9 @@ int main(int argc, char** argv) {
         finding f = explore(s, o);
         executions += f.executions;
         seconds += f.seconds;
-        if (o.verbose || f.failed)
-            std::printf("%s %s executions=%llu seconds=%.2f %s\n", f.failed ? f.kind.c_str() : "ok  ", label.c_str(),
+        legitimate_deadlocks += f.spec_deadlock;
+        if (o.verbose || f.failed || f.spec_deadlock)
+            std::printf("%s %s executions=%llu seconds=%.2f %s\n", f.run.result != rl::test_result_success ? f.kind.c_str() : "ok  ", label.c_str(),
                         (unsigned long long)f.executions, f.seconds, gen::to_string(s).c_str());
         std::fflush(stdout);
         if (!is_failure(f)) return true;
@@ -290,9 +313,11 @@ int main(int argc, char** argv) {
             if (!check_one(s, "seed=" + std::to_string(seed))) break;
         }
     }
-    std::printf("%ld scenarios explored (%zu distinct), %ld not run (the spec can deadlock), %ld failed; "
-                "%llu executions, %.1f s; context bound %u + %ld random executions each\n",
-                ran, distinct.size(), skipped, failed, (unsigned long long)executions, seconds, o.bound, o.random);
+    std::printf("%ld scenarios explored (%zu distinct), %ld not run (the spec can deadlock), %ld failed, "
+                "%ld stopped at a deadlock the spec allows; %llu executions, %.1f s; context bound %u + %ld "
+                "random executions each\n",
+                ran, distinct.size(), skipped, failed, legitimate_deadlocks, (unsigned long long)executions, seconds,
+                o.bound, o.random);
     if (ran == 0) return 1;
     return failed == 0 ? 0 : 1;
 }

@@ -134,7 +134,7 @@ struct generated_run {
     double seconds = 0;
     std::string report;       // Relacy's report (with the execution's history) when it failed
     std::string replay_state; // params.final_state of the failing iteration
-    history calls;            // the failing execution's calls (pending ones have ret == 0)
+    history calls;            // the failing execution's calls (pending ones: returned == pending_tick)
 };
 
 template <int N>

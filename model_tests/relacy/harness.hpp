@@ -376,12 +376,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         bool ok;
         {
             alloc_guard guard;
-            ok = linearizability_checker::check(hist, capacity0, 0, 1);
-            if (!ok) {
-                std::fprintf(stderr, "NOT LINEARIZABLE against bcast::spec::model (capacity %zu); history:\n",
-                             capacity0);
-                hist.print(stderr);
-            }
+            ok = history_is_linearizable(hist, capacity0);
         }
         RL_ASSERT(ok && "history is not linearizable against bcast::spec::model");
     }
