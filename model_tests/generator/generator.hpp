@@ -37,6 +37,8 @@ struct generator_config {
     int max_capacity = 2;
     bool flags = true;     // setup may turn overflow on / await_active off
     bool lifecycle = true; // threads may clone, drop, deactivate, activate handles and change settings
+    bool queries = true;   // threads may ask the queries (len, is_closed, unread, ...)
+    bool borrowing = true; // a thread may use one handle object another thread owns (scenario.hpp)
 };
 
 // Answers the choices build() asks; see the header comment.
@@ -117,6 +119,7 @@ inline constexpr candidate sender_ops[] = {
     {op::drop_sender, 2, true},
     {op::new_receiver, 1, true},
     {op::clone_sender, 1, true},
+    {op::len, 2, false}, // stands for a query: which one is a further choice
 };
 inline constexpr candidate receiver_ops[] = {
     {op::recv, 5, false},
@@ -129,15 +132,26 @@ inline constexpr candidate receiver_ops[] = {
     {op::clone_receiver, 1, true},
     {op::new_sender, 1, true},
     {op::close, 1, true},
+    {op::len, 2, false},
 };
 inline constexpr candidate inactive_ops[] = {
     {op::activate, 2, true},
     {op::activate_cloned, 2, true},
     {op::drop_inactive, 1, true},
     {op::clone_inactive, 1, true},
+    {op::len, 1, false},
 };
 
 } // namespace detail
+
+inline handle_kind kind_of(int h, std::span<const std::pair<int, handle_kind>> mine,
+                           std::span<const std::pair<int, handle_kind>> lent) {
+    for (const auto& e : mine)
+        if (e.first == h) return e.second;
+    for (const auto& e : lent)
+        if (e.first == h) return e.second;
+    return handle_kind::none;
+}
 
 // Makes one scenario from the chooser's answers (normalised).
 inline scenario build(chooser& c, const generator_config& cfg) {
@@ -177,6 +191,27 @@ inline scenario build(chooser& c, const generator_config& cfg) {
             give(next_setup++, handle_kind::inactive);
         }
     }
+    // Borrowing (scenario.hpp): a thread may also use one handle object that
+    // an earlier thread owns, through its const methods: two senders on one
+    // sender object, a receiver copied while its owner receives.
+    std::vector<std::vector<std::pair<int, handle_kind>>> lent(static_cast<std::size_t>(threads));
+    for (int t = 1; t < threads && cfg.borrowing; ++t) {
+        std::vector<std::pair<int, handle_kind>> others;
+        for (int u = 0; u < t; ++u)
+            for (const auto& e : held[std::size_t(u)]) others.push_back(e);
+        std::vector<int> weights{int(others.size()) * 2}; // option 0: borrow nothing
+        weights.resize(others.size() + 1, 1);
+        if (const int b = c.pick(weights); b > 0) {
+            s.threads[std::size_t(t)].borrows.push_back(others[std::size_t(b - 1)].first);
+            lent[std::size_t(t)].push_back(others[std::size_t(b - 1)]);
+        }
+    }
+    auto is_lent = [&lent](int h) {
+        for (const auto& l : lent)
+            for (const auto& e : l)
+                if (e.first == h) return true;
+        return false;
+    };
     for (int t = 0; t < threads; ++t) {
         auto& mine = held[std::size_t(t)];
         int next = first_logical(t);
@@ -185,22 +220,36 @@ inline scenario build(chooser& c, const generator_config& cfg) {
             // Every (handle, operation) this thread may do now.
             std::vector<std::pair<int, op>> options;
             std::vector<int> weights;
-            for (const auto& [h, k] : mine) {
+            auto offer = [&](int h, handle_kind k, bool borrowed) {
                 std::span<const candidate> ops = k == handle_kind::sender     ? std::span<const candidate>(sender_ops)
                                                  : k == handle_kind::receiver ? std::span<const candidate>(receiver_ops)
                                                                               : std::span<const candidate>(inactive_ops);
                 for (const candidate& o : ops) {
                     if (o.lifecycle && !cfg.lifecycle) continue;
+                    if (o.what == op::len && !cfg.queries) continue;
                     if (creates(o.what) != handle_kind::none && next == end_logical(t)) continue;
+                    if (borrowed && !borrowable(o.what, k)) continue;
+                    if (!borrowed && consumes(o.what) && is_lent(h)) continue; // a borrower may be using it
                     options.push_back({h, o.what});
                     weights.push_back(o.weight);
                 }
-            }
+            };
+            for (const auto& [h, k] : mine) offer(h, k, false);
+            for (const auto& [h, k] : lent[std::size_t(t)]) offer(h, k, true);
             if (options.empty()) break;
-            const auto [h, what] = options[std::size_t(c.pick(weights))];
+            auto [h, what] = options[std::size_t(c.pick(weights))];
+            if (what == op::len) { // a query, any of those the handle answers
+                const handle_kind k = kind_of(h, mine, lent[std::size_t(t)]);
+                std::vector<op> asks;
+                for (op q : queries)
+                    if (valid_on(q, k)) asks.push_back(q);
+                what = asks[std::size_t(c.pick_count(int(asks.size())))];
+            }
             step st{what, h, 0, -1};
             if (what == op::set_capacity) st.arg = 1 + c.pick_count(3);
             if (what == op::set_overflow || what == op::set_await_active) st.arg = c.pick_count(2);
+            if (what == op::async_recv_cancelled || what == op::async_broadcast_cancelled)
+                st.arg = c.pick_count(2); // 1: cancelled before it starts (R-ASYNC-4)
             s.threads[std::size_t(t)].steps.push_back(st);
             if (consumes(what))
                 mine.erase(std::find_if(mine.begin(), mine.end(), [h = h](const auto& e) { return e.first == h; }));
@@ -264,6 +313,12 @@ inline std::vector<scenario> smaller_variants(const scenario& s) {
         v.setup.erase(v.setup.begin() + std::ptrdiff_t(i));
         add(v);
     }
+    for (std::size_t t = 0; t < s.threads.size(); ++t)
+        for (std::size_t i = 0; i < s.threads[t].borrows.size(); ++i) {
+            scenario v = s;
+            v.threads[t].borrows.erase(v.threads[t].borrows.begin() + std::ptrdiff_t(i));
+            add(v);
+        }
     for (std::size_t t = 0; t < s.threads.size(); ++t)
         for (std::size_t i = 0; i < s.threads[t].owns.size(); ++i) {
             scenario v = s;

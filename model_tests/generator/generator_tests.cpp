@@ -33,8 +33,10 @@ TEST(scenario_text, a_malformed_text_names_the_part_and_the_reason) {
     EXPECT_NE(error.find("bad number in 'recv:x'"), std::string::npos) << error;
     EXPECT_FALSE(gen::parse_scenario("cap:1 | setup: try_broadcast:0", &error));
     EXPECT_NE(error.find("at least one thread"), std::string::npos) << error;
-    EXPECT_FALSE(gen::parse_scenario("cap:1 | t0{0}: len:0", &error)); // a query: not a generated command
-    EXPECT_NE(error.find("unsupported command 'len'"), std::string::npos) << error;
+    EXPECT_FALSE(gen::parse_scenario("cap:1 | t0{1}: recv_throwing:1", &error)); // the property tests' only
+    EXPECT_NE(error.find("unsupported command 'recv_throwing'"), std::string::npos) << error;
+    EXPECT_FALSE(gen::parse_scenario("cap:1 | t0{0;x}: len:0", &error));
+    EXPECT_NE(error.find("bad handle list"), std::string::npos) << error;
 }
 
 TEST(normalise, drops_commands_on_handles_the_context_does_not_hold) {
@@ -60,18 +62,44 @@ TEST(normalise, numbers_created_handles_from_the_context_range) {
     EXPECT_EQ(s->teardown.size(), 1u);
 }
 
+TEST(normalise, a_borrower_uses_only_const_methods_and_the_owner_never_drops_a_lent_handle) {
+    // t1 borrows t0's receiver 1 and sender 0: it may copy the receiver and
+    // send on the sender, not receive on the receiver; t0 may
+    // not drop what it lent. A borrow of a handle nobody owns is dropped.
+    const auto s = gen::parse_scenario("cap:1 | t0{0,1}: recv:1 drop_receiver:1 drop_sender:0 | "
+                                       "t1{;1,0,5}: clone_receiver:1 recv:1 broadcast:0 recv:16 | teardown:");
+    ASSERT_TRUE(s);
+    EXPECT_EQ(gen::to_string(*s),
+              "cap:1 | setup: | t0{0,1}: recv:1 | t1{;1,0}: clone_receiver:1 broadcast:0 recv:16 | teardown:");
+    EXPECT_EQ(gen::parse_scenario(gen::to_string(*s)), s); // the text form reads back
+}
+
+TEST(normalise, a_query_is_valid_on_every_handle_kind_it_is_defined_for) {
+    const auto s = gen::parse_scenario("cap:1 | setup: clone_receiver:1 deactivate:2 | t0{0,1,3}: len:0 unread:0 "
+                                       "missed:1 is_closed:3 | t1{;1}: unread:3 unread:1 | teardown:");
+    ASSERT_TRUE(s);
+    EXPECT_EQ(gen::to_string(*s), "cap:1 | setup: clone_receiver:1 deactivate:2 | t0{0,1,3}: len:0 missed:1 "
+                                  "is_closed:3 | t1{;1}: unread:1 | teardown:");
+    const auto cancelled = gen::parse_scenario("cap:1 | t0{1}: async_recv_cancelled:1:1 async_recv_cancelled:1:7");
+    ASSERT_TRUE(cancelled); // the argument of a cancelled command: 1 before the start, 0 once queued
+    EXPECT_EQ(gen::to_string(*cancelled),
+              "cap:1 | setup: | t0{1}: async_recv_cancelled:1:1 async_recv_cancelled:1:1 | teardown:");
+}
+
 TEST(enumerate, visits_the_same_distinct_scenarios_every_time) {
     gen::generator_config cfg;
     cfg.max_threads = 2, cfg.max_steps = 1, cfg.max_capacity = 1, cfg.lifecycle = false, cfg.flags = false;
+    cfg.queries = false, cfg.borrowing = false;
     std::vector<std::string> first, second;
     gen::enumerate(cfg, [&](const gen::scenario& s) { return first.push_back(gen::to_string(s)), true; });
     gen::enumerate(cfg, [&](const gen::scenario& s) { return second.push_back(gen::to_string(s)), true; });
     EXPECT_EQ(first, second);
-    // roles: 5 x 5; queued: 0 or 1; commands: per role (5 send, 5 receive,
-    // 10 both, 0 on an inactive receiver without lifecycle commands) x 3 teardowns.
+    // roles: 5 x 5; queued: 0 or 1; commands: per role (6 send, 6 receive,
+    // 12 both, 0 on an inactive receiver without lifecycle commands; the
+    // cancelled ones twice: cancelled before or after the start) x 3 teardowns.
     const std::set<std::string> distinct(first.begin(), first.end());
     EXPECT_GT(distinct.size(), first.size() / 2);
-    const std::size_t per_role[] = {5, 5, 10, 0, 5}; // sender, receiver, both, inactive, sender+inactive
+    const std::size_t per_role[] = {6, 6, 12, 0, 6}; // sender, receiver, both, inactive, sender+inactive
     std::size_t expected = 0;
     for (std::size_t a : per_role)
         for (std::size_t b : per_role) expected += std::max<std::size_t>(a, 1) * std::max<std::size_t>(b, 1);

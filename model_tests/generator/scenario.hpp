@@ -21,8 +21,13 @@
 // alive when the threads have ended.
 //
 // Text form (printed for every scenario, read back by --scenario=):
-//   cap:1 | setup: try_broadcast:0 clone_sender:0 | t0{0}: broadcast:0 | t1{1,2}: recv:1 drop_sender:2 | teardown: close:1
-// A command is `name:handle` or `name:handle:arg` (arg: a capacity or a flag).
+//   cap:1 | setup: try_broadcast:0 clone_sender:0 | t0{0}: broadcast:0 | t1{1,2;0}: recv:1 len:0 | teardown: close:1
+// A command is `name:handle` or `name:handle:arg` (arg: a capacity, a flag,
+// or for async_*_cancelled 1: cancelled before it starts, 0: once queued).
+// `t1{1,2;0}`: thread 1 owns handles 1 and 2 and borrows handle 0, which
+// thread 0 owns: R-THREAD-1 lets two threads use one handle object through
+// its const methods (borrowable()), so a borrower may send on a sender, copy
+// a receiver or ask a query, and the owner never drops a lent handle.
 //
 // normalise() removes every command that is not valid where it stands (its
 // handle is not owned there, or is of the wrong kind) and fills in the handles
@@ -75,7 +80,8 @@ struct step {
 };
 
 struct thread_plan {
-    std::vector<int> owns; // setup handles this thread takes when it starts
+    std::vector<int> owns;    // setup handles this thread takes when it starts
+    std::vector<int> borrows; // setup handles another thread owns, which this one may also use (see borrowable())
     std::vector<step> steps;
     friend bool operator==(const thread_plan&, const thread_plan&) = default;
 };
@@ -136,15 +142,23 @@ inline handle_kind creates(op what) {
     default: return handle_kind::none;
     }
 }
+// The queries (R-QUERY-1, R-QUERY-2): every handle answers them but
+// unread and missed, which only a receiver has. They change nothing.
+inline constexpr op queries[] = {op::len, op::is_empty, op::is_full, op::capacity,
+                                 op::receiver_count, op::inactive_receiver_count, op::sender_count,
+                                 op::is_closed, op::overflow, op::await_active, op::unread, op::missed};
+inline bool is_query(op what) { return std::find(std::begin(queries), std::end(queries), what) != std::end(queries); }
+inline bool receiver_only_query(op what) { return what == op::unread || what == op::missed; }
+
 // Operations that consume the handle they are called on.
 inline bool consumes(op what) {
     return what == op::drop_sender || what == op::drop_receiver || what == op::drop_inactive ||
            what == op::deactivate || what == op::activate;
 }
 // The operations a generated scenario may use; the rest of the command
-// language (queries, create, recv_throwing, iterators) is the property tests'.
+// language (create, recv_throwing, same_channel, iterators) is the property tests'.
 inline bool supported(op what) {
-    return needs(what) != handle_kind::none || what == op::close;
+    return needs(what) != handle_kind::none || what == op::close || is_query(what);
 }
 // Blocking commands: the ones that may wait for another thread.
 inline bool may_block(op what) {
@@ -158,7 +172,22 @@ inline bool may_wait(op what) {
 }
 inline bool valid_on(op what, handle_kind kind) {
     if (what == op::close) return kind == handle_kind::sender || kind == handle_kind::receiver;
+    if (is_query(what)) return kind != handle_kind::none && (!receiver_only_query(what) || kind == handle_kind::receiver);
     return kind != handle_kind::none && needs(what) == kind;
+}
+// What a thread may do with a handle object another thread owns (R-THREAD-1):
+// every const method, on a sender and an inactive receiver anything that does
+// not consume the object; on a receiver only copying it and the queries (its
+// receiving methods have one user at a time).
+inline bool borrowable(op what, handle_kind kind) {
+    if (!valid_on(what, kind) || consumes(what)) return false;
+    if (kind == handle_kind::receiver) return what == op::clone_receiver || is_query(what);
+    return true;
+}
+// Whether the argument of a command is part of it (printed in the text form).
+inline bool has_arg(op what) {
+    return what == op::set_capacity || what == op::set_overflow || what == op::set_await_active ||
+           what == op::async_recv_cancelled || what == op::async_broadcast_cancelled;
 }
 
 // The message a context sends at its n-th step: unique in the scenario, so a
@@ -172,16 +201,29 @@ inline scenario normalise(scenario s) {
     kind[1] = handle_kind::receiver;
     std::array<int, max_logical_handles> owner{};
     owner.fill(setup_context);
+    std::array<bool, max_logical_handles> lent{}; // some thread borrows it
     auto run = [&](int context, std::vector<step>& steps) {
         int next = first_logical(context);
         std::vector<step> kept;
+        auto borrows = [&](int h) {
+            if (context < 0 || context >= int(s.threads.size())) return false;
+            const auto& b = s.threads[std::size_t(context)].borrows;
+            return std::find(b.begin(), b.end(), h) != b.end();
+        };
         for (step st : steps) {
             if (!supported(st.what) || st.handle < 0 || st.handle >= max_logical_handles) continue;
             if ((context == setup_context || context == teardown_context) && may_wait(st.what)) continue;
-            if (owner[st.handle] != context || !valid_on(st.what, kind[st.handle])) continue;
+            if (owner[st.handle] == context) {
+                if (!valid_on(st.what, kind[st.handle])) continue;
+                if (consumes(st.what) && lent[st.handle]) continue; // a borrower may be using it
+            } else if (!borrows(st.handle) || !borrowable(st.what, kind[st.handle])) {
+                continue;
+            }
             if (creates(st.what) != handle_kind::none && next == end_logical(context)) continue;
             if (st.what == op::set_capacity) st.arg = std::clamp(st.arg, 1, 5);
             if (st.what == op::set_overflow || st.what == op::set_await_active) st.arg = st.arg != 0;
+            if (st.what == op::async_recv_cancelled || st.what == op::async_broadcast_cancelled) st.arg = st.arg != 0;
+            if (!has_arg(st.what)) st.arg = 0;
             st.out = -1;
             if (consumes(st.what)) kind[st.handle] = handle_kind::none;
             if (creates(st.what) != handle_kind::none) {
@@ -205,6 +247,16 @@ inline scenario normalise(scenario s) {
             }
         s.threads[t].owns = owns;
         if (s.threads[t].steps.size() > max_steps_per_thread) s.threads[t].steps.resize(max_steps_per_thread);
+    }
+    for (std::size_t t = 0; t < s.threads.size(); ++t) { // a borrowed handle is one another thread owns
+        std::vector<int> borrows;
+        for (int h : s.threads[t].borrows)
+            if (h >= 0 && h < first_logical(0) && owner[h] != setup_context && owner[h] != int(t) &&
+                kind[h] != handle_kind::none && std::find(borrows.begin(), borrows.end(), h) == borrows.end()) {
+                borrows.push_back(h);
+                lent[h] = true;
+            }
+        s.threads[t].borrows = borrows;
     }
     for (int h = 0; h < first_logical(0); ++h) // the setup drops what no thread took
         if (owner[h] == setup_context) kind[h] = handle_kind::none;
@@ -242,8 +294,7 @@ inline std::size_t thread_steps(const scenario& s) {
 inline std::string to_string(const step& st) {
     std::string out(prop::name_of(st.what));
     out += ':' + std::to_string(st.handle);
-    if (st.what == op::set_capacity || st.what == op::set_overflow || st.what == op::set_await_active)
-        out += ':' + std::to_string(st.arg);
+    if (has_arg(st.what)) out += ':' + std::to_string(st.arg);
     return out;
 }
 
@@ -254,6 +305,8 @@ inline std::string to_string(const scenario& s) {
     for (std::size_t t = 0; t < s.threads.size(); ++t) {
         out << " | t" << t << '{';
         for (std::size_t i = 0; i < s.threads[t].owns.size(); ++i) out << (i ? "," : "") << s.threads[t].owns[i];
+        if (!s.threads[t].borrows.empty()) out << ';';
+        for (std::size_t i = 0; i < s.threads[t].borrows.size(); ++i) out << (i ? "," : "") << s.threads[t].borrows[i];
         out << "}:";
         for (const step& st : s.threads[t].steps) out << ' ' << to_string(st);
     }
@@ -337,16 +390,23 @@ inline std::optional<scenario> parse_scenario(std::string_view text, std::string
         } else if (head.size() >= 4 && head[0] == 't' && head.find('{') != std::string::npos && head.back() == '}') {
             thread_plan t;
             const std::string list = head.substr(head.find('{') + 1, head.size() - head.find('{') - 2);
-            std::istringstream in(list);
-            std::string h;
-            while (std::getline(in, h, ','))
-                if (!trim(h).empty()) {
-                    try {
-                        t.owns.push_back(std::stoi(trim(h)));
-                    } catch (...) {
-                        return fail(where + ": bad handle list");
+            const std::size_t semicolon = list.find(';'); // owned;borrowed
+            auto read_list = [&](const std::string& text, std::vector<int>& into) {
+                std::istringstream in(text);
+                std::string h;
+                while (std::getline(in, h, ','))
+                    if (!trim(h).empty()) {
+                        try {
+                            into.push_back(std::stoi(trim(h)));
+                        } catch (...) {
+                            return false;
+                        }
                     }
-                }
+                return true;
+            };
+            if (!read_list(list.substr(0, semicolon), t.owns) ||
+                (semicolon != std::string::npos && !read_list(list.substr(semicolon + 1), t.borrows)))
+                return fail(where + ": bad handle list");
             if (!parse_steps(body, t.steps, where)) return std::nullopt;
             if (s.threads.size() == max_threads) return fail(where + ": at most 3 threads");
             s.threads.push_back(t);

@@ -75,6 +75,18 @@ inline void take_step(spec_world& w, const step& st, int value) {
     case op::set_overflow: m.set_overflow(h, st.arg != 0); break;
     case op::set_await_active: m.set_await_active(h, st.arg != 0); break;
     case op::close: (void)m.close(h); break;
+    case op::len:
+    case op::is_empty:
+    case op::is_full:
+    case op::capacity:
+    case op::receiver_count:
+    case op::inactive_receiver_count:
+    case op::sender_count:
+    case op::is_closed:
+    case op::overflow:
+    case op::await_active:
+    case op::unread:
+    case op::missed: break; // a query changes nothing
     default: throw std::logic_error("bcast::gen: the spec explorer has no step for this command");
     }
 }

@@ -149,10 +149,9 @@ constexpr async_send_case async_send_case_of(wake_event e) {
     case last_receiver_left: // R-CLOSE-3
         return {runs_as("the last receiver gone closes and completes a queued async send"), false, closed_with_message};
     case await_active_off: // R-ACT-3
-        return {runs_as("await_active off completes an async send waiting for a receiver with inactive"), true,
-                {1 + int(bcast::send_errc::inactive), 101, 0}};
+        return {runs_as("await_active off completes an async send waiting for a receiver with inactive"), true, {1 + int(bcast::send_errc::inactive), 101, 0}};
     case capacity_grown: return {runs_as("capacity growth completes a queued async send"), false, sent}; // R-CAP-4
-    case overflow_on: // R-OVF-4: sent, 100 evicted
+    case overflow_on:                                                                                    // R-OVF-4: sent, 100 evicted
         return {runs_as("overflow on completes a queued async send, which evicts"), false, {0, 100, 0}};
     case receiver_activated: // R-LIFE-6
         return {runs_as("activate_cloned completes an async send waiting for an active receiver"), true, sent};
@@ -182,7 +181,7 @@ struct async_send_vs_event : scenario<async_send_vs_event<E, V>, plain_primitive
     void before() {
         this->open(1);
         if (this_case.waits_for_receiver) this->deactivate(-1, 1, 2); // no active receiver, await_active on
-        else this->try_send(-1, 0, 100);                             // full
+        else this->try_send(-1, 0, 100);                              // full
     }
     void thread(unsigned t) {
         if (t == 0) {
@@ -337,7 +336,7 @@ struct two_async_senders_vs_freed_slot : scenario<two_async_senders_vs_freed_slo
         this->drain_all(), this->finish();
         RL_ASSERT(received(*this, 1, 100) == 1);
         for (int i = 0; i < 2; ++i) RL_ASSERT(received(*this, 1, 101 + i) == (got[i].code == 0 ? 1 : 0)); // once, or handed back
-        int order[3] = {0, 0, 0}, n = 0; // the values rx 1 received, in order
+        int order[3] = {0, 0, 0}, n = 0;                                                                  // the values rx 1 received, in order
         for (int i = 0; i < this->hist.count && n < 3; ++i) {
             const op& o = this->hist.ops[i];
             if ((o.kind == op_kind::recv || o.kind == op_kind::try_recv) && o.result.code == 0) order[n++] = o.result.value;

@@ -21,9 +21,9 @@ namespace bcast_rl {
 
 // Where the sender blocks before the event.
 enum class sender_blocked_on {
-    full,                     // capacity 1, one message queued
-    full_second_reader_owes,  // full, and only the second of two receivers still has to read it
-    no_active_receiver,       // the only receiver deactivated, await_active on
+    full,                    // capacity 1, one message queued
+    full_second_reader_owes, // full, and only the second of two receivers still has to read it
+    no_active_receiver,      // the only receiver deactivated, await_active on
 };
 
 struct blocked_send_case {

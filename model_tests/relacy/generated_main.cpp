@@ -62,6 +62,8 @@ struct finding {
     rl::scheduler_type_e sched = rl::sched_bound;
     unsigned bound = 0;
     bool spec_deadlock = false; // a DEADLOCK the checker found legitimate: the search stopped there
+    bool inconclusive = false;  // the failing execution was not one of the program's (generated_scenario.hpp)
+    std::uint64_t reruns = 0;   // executions in which Relacy resumed a finished thread
     std::string checker_report; // the history checker's report of a DEADLOCK
     generated_run run;
     double seconds = 0;
@@ -80,6 +82,11 @@ struct finding {
 void classify(const gen::scenario& s, finding& f) {
     f.kind = rl::test_result_str(f.run.result);
     f.failed = true;
+    if (f.run.failure_is_a_rerun) { // not an execution of the program (generated_scenario.hpp)
+        f.kind += " (INCONCLUSIVE: Relacy resumed a finished thread in this execution)";
+        f.failed = false, f.inconclusive = true;
+        return;
+    }
     if (f.run.result != rl::test_result_deadlock) return;
     const bcast::spec::check_report r =
         bcast::spec::check_history(f.run.calls.calls(), std::size_t(s.capacity), 0, 1);
@@ -103,13 +110,18 @@ finding explore(const gen::scenario& s, const options& o) {
         f.run = run_generated(s, sched, bound, iterations);
         f.seconds += f.run.seconds;
         f.executions += f.run.executions;
+        f.reruns += f.run.reruns;
         if (f.run.result == rl::test_result_success) return false;
         f.sched = sched, f.bound = bound;
         classify(s, f);
         return true;
     };
-    if (attempt(rl::sched_bound, o.bound, 0)) return f;
-    if (o.random > 0) attempt(rl::sched_random, 0, o.random);
+    if (attempt(rl::sched_bound, o.bound, 0) && !f.inconclusive) return f;
+    if (o.random > 0) {
+        const bool bound_inconclusive = f.inconclusive;
+        f.inconclusive = false;
+        if (!attempt(rl::sched_random, 0, o.random)) f.inconclusive = bound_inconclusive;
+    }
     return f;
 }
 
@@ -267,7 +279,8 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    long ran = 0, skipped = 0, failed = 0, legitimate_deadlocks = 0;
+    long ran = 0, skipped = 0, failed = 0, legitimate_deadlocks = 0, inconclusive = 0;
+    std::uint64_t reruns = 0;
     std::uint64_t executions = 0;
     double seconds = 0;
     std::set<std::string> distinct;
@@ -283,9 +296,16 @@ int main(int argc, char** argv) {
         executions += f.executions;
         seconds += f.seconds;
         legitimate_deadlocks += f.spec_deadlock;
-        if (o.verbose || f.failed || f.spec_deadlock)
+        inconclusive += f.inconclusive;
+        reruns += f.reruns;
+        if (o.verbose || f.failed || f.spec_deadlock || f.inconclusive)
             std::printf("%s %s executions=%llu seconds=%.2f %s\n", f.run.result != rl::test_result_success ? f.kind.c_str() : "ok  ", label.c_str(),
                         (unsigned long long)f.executions, f.seconds, gen::to_string(s).c_str());
+        if (f.spec_deadlock && o.verbose) {
+            f.run.calls.print(stdout);
+            std::printf("%s", f.checker_report.c_str());
+            std::fwrite(f.run.report.data(), 1, f.run.report.size(), stdout);
+        }
         std::fflush(stdout);
         if (!is_failure(f)) return true;
         ++failed;
@@ -314,10 +334,10 @@ int main(int argc, char** argv) {
         }
     }
     std::printf("%ld scenarios explored (%zu distinct), %ld not run (the spec can deadlock), %ld failed, "
-                "%ld stopped at a deadlock the spec allows; %llu executions, %.1f s; context bound %u + %ld "
-                "random executions each\n",
-                ran, distinct.size(), skipped, failed, legitimate_deadlocks, (unsigned long long)executions, seconds,
-                o.bound, o.random);
+                "%ld stopped at a deadlock the spec allows, %ld stopped inconclusive; %llu executions (%llu with a "
+                "finished thread resumed by Relacy), %.1f s; context bound %u + %ld random executions each\n",
+                ran, distinct.size(), skipped, failed, legitimate_deadlocks, inconclusive,
+                (unsigned long long)executions, (unsigned long long)reruns, seconds, o.bound, o.random);
     if (ran == 0) return 1;
     return failed == 0 ? 0 : 1;
 }

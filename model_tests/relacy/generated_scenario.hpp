@@ -22,6 +22,15 @@
 namespace bcast_rl {
 
 inline const bcast::gen::scenario* generated_current = nullptr;
+// Executions in which Relacy ran a thread's function a second time. Relacy
+// (Debian's 2.4) can resume a finished fiber: when a thread finishes while
+// the others are all blocked and one of them in a timed wait, its
+// context-bound scheduler may pick the finished thread, and the fiber's loop
+// (context.hpp, fiber_proc_impl) calls thread() again. Such an execution is
+// not one of the program's: the runner reports what it found in it as
+// inconclusive, never as a verdict on the channel.
+inline std::uint64_t generated_rerun_threads = 0;
+inline bool generated_last_rerun = false; // in the execution Relacy ran last
 // The calls of the execution Relacy ran last, kept outside the scenario
 // object: after a DEADLOCK the calls still pending are read from here.
 inline history generated_last_history;
@@ -49,6 +58,7 @@ struct generated : scenario<generated<Threads>, plain_primitives, Threads> {
 
     void before() {
         generated_last_history = history{};
+        generated_last_rerun = false;
         this->hist.mirror = &generated_last_history;
         this->open(std::size_t(plan().capacity));
         const auto& setup = plan().setup;
@@ -61,7 +71,14 @@ struct generated : scenario<generated<Threads>, plain_primitives, Threads> {
             else this->drop_inactive(base::before_thread, h);
         }
     }
+    bool thread_ran[Threads] = {}; // see generated_rerun_threads
+
     void thread(unsigned t) {
+        if (thread_ran[t]) {
+            ++generated_rerun_threads, generated_last_rerun = true;
+            return; // do not run its commands twice
+        }
+        thread_ran[t] = true;
         const auto& steps = plan().threads[t].steps;
         for (std::size_t i = 0; i < steps.size(); ++i)
             run(int(t), int(t), steps[i], bcast::gen::message_value(int(t), int(i)));
@@ -90,7 +107,8 @@ struct generated : scenario<generated<Threads>, plain_primitives, Threads> {
         case op::async_recv_cancelled: {
             RL_ASSERT(slot >= 0 && slot < Threads); // normalise() keeps waiting commands in the threads
             auto& node = recv_waiter[slot].emplace();
-            this->async_recv(who, h, node, st.what == op::async_recv_cancelled);
+            const bool cancelled = st.what == op::async_recv_cancelled;
+            this->async_recv(who, h, node, cancelled && st.arg == 0, cancelled && st.arg != 0);
             base::check_resumed(node);
             recv_waiter[slot].reset();
             break;
@@ -99,7 +117,8 @@ struct generated : scenario<generated<Threads>, plain_primitives, Threads> {
         case op::async_broadcast_cancelled: {
             RL_ASSERT(slot >= 0 && slot < Threads);
             auto& node = send_waiter[slot].emplace();
-            this->async_send(who, h, node, value, st.what == op::async_broadcast_cancelled);
+            const bool cancelled = st.what == op::async_broadcast_cancelled;
+            this->async_send(who, h, node, value, cancelled && st.arg == 0, cancelled && st.arg != 0);
             base::check_resumed(node);
             send_waiter[slot].reset();
             break;
@@ -119,7 +138,14 @@ struct generated : scenario<generated<Threads>, plain_primitives, Threads> {
         case op::set_overflow: this->set_overflow(who, h, st.arg != 0); break;
         case op::set_await_active: this->set_await_active(who, h, st.arg != 0); break;
         case op::close: this->close(who, h); break;
-        default: RL_ASSERT(!"a generated scenario holds a command the runner does not know");
+        default:
+            if (bcast::gen::is_query(st.what)) { // the same names in both vocabularies
+                const auto kind = bcast::spec::call_kind_from_name(bcast::prop::name_of(st.what));
+                RL_ASSERT(kind.has_value());
+                this->query(who, *kind, h);
+                break;
+            }
+            RL_ASSERT(!"a generated scenario holds a command the runner does not know");
         }
         if (bcast::gen::creates(st.what) != bcast::gen::handle_kind::none && !bcast::gen::consumes(st.what))
             ++live_handles;
@@ -132,9 +158,11 @@ struct generated_run {
     rl::test_result_e result = rl::test_result_success;
     std::uint64_t executions = 0;
     double seconds = 0;
-    std::string report;       // Relacy's report (with the execution's history) when it failed
-    std::string replay_state; // params.final_state of the failing iteration
-    history calls;            // the failing execution's calls (pending ones: returned == pending_tick)
+    std::string report;              // Relacy's report (with the execution's history) when it failed
+    std::string replay_state;        // params.final_state of the failing iteration
+    std::uint64_t reruns = 0;        // executions in which Relacy resumed a finished thread
+    bool failure_is_a_rerun = false; // the failing execution was one of those: inconclusive
+    history calls;                   // the failing execution's calls (pending ones: returned == pending_tick)
 };
 
 template <int N>
@@ -160,6 +188,7 @@ inline generated_run run_generated(const bcast::gen::scenario& s, rl::scheduler_
     p.output_stream = &report;
     p.progress_stream = &null_stream;
     verdict_cache::clear();
+    generated_rerun_threads = 0;
     const auto t0 = std::chrono::steady_clock::now();
     switch (s.threads.size()) {
     case 1: simulate_generated<1>(sched, p); break;
@@ -170,7 +199,9 @@ inline generated_run run_generated(const bcast::gen::scenario& s, rl::scheduler_
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.result = p.test_result;
     out.executions = p.stop_iteration;
+    out.reruns = generated_rerun_threads;
     if (out.result != rl::test_result_success) {
+        out.failure_is_a_rerun = generated_last_rerun;
         out.report = report_buf.str();
         out.replay_state = p.final_state;
         out.calls = generated_last_history;

@@ -227,6 +227,38 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
                       [&] { return outcome{0, tx[h] ? int(tx[h]->close()) : int(rx[h]->close()), 0}; });
     }
 
+    // A query (R-QUERY-1, R-QUERY-2) on whichever handle h is; the answer is
+    // recorded as outcome::value and checked against the spec's.
+    outcome query(int t, op_kind kind, int h) {
+        return record(t, kind, h, 0, -1, [&] {
+            const int answer = tx[h] ? ask(*tx[h], kind) : rx[h] ? ask(*rx[h], kind)
+                                                                 : ask(*irx[h], kind);
+            return outcome{0, answer, 0};
+        });
+    }
+    template <class Handle>
+    static int ask(const Handle& handle, op_kind kind) {
+        switch (kind) {
+        case op_kind::len: return int(handle.len());
+        case op_kind::is_empty: return int(handle.is_empty());
+        case op_kind::is_full: return int(handle.is_full());
+        case op_kind::capacity: return int(handle.capacity());
+        case op_kind::receiver_count: return int(handle.receiver_count());
+        case op_kind::inactive_receiver_count: return int(handle.inactive_receiver_count());
+        case op_kind::sender_count: return int(handle.sender_count());
+        case op_kind::is_closed: return int(handle.is_closed());
+        case op_kind::overflow: return int(handle.overflow());
+        case op_kind::await_active: return int(handle.await_active());
+        case op_kind::unread:
+        case op_kind::missed:
+            if constexpr (std::is_same_v<Handle, rx_t>) return int(kind == op_kind::unread ? handle.unread() : handle.missed());
+            break;
+        default: break;
+        }
+        RL_ASSERT(!"not a query this handle answers");
+        return -1;
+    }
+
     // ---- async operations (plain_primitives only) ----
     // R-ASYNC-1: an async operation answers what the blocking one answers, so
     // it is recorded as `recv` / `send` and checked against the spec like
@@ -239,11 +271,11 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     // broadcast_for (R-RECV-5, R-SEND-4). It is recorded as one, so scenarios
     // with cancellation stay linearizability-checked; the caller still gets
     // the real answer.
-    outcome async_recv(int t, int h, recv_node& node, bool cancel_at_once = false) {
-        return async_operation(t, h, 0, node, cancel_at_once);
+    outcome async_recv(int t, int h, recv_node& node, bool cancel_at_once = false, bool cancel_first = false) {
+        return async_operation(t, h, 0, node, cancel_at_once, cancel_first);
     }
-    outcome async_send(int t, int h, send_node& node, int v, bool cancel_at_once = false) {
-        return async_operation(t, h, v, node, cancel_at_once);
+    outcome async_send(int t, int h, send_node& node, int v, bool cancel_at_once = false, bool cancel_first = false) {
+        return async_operation(t, h, v, node, cancel_at_once, cancel_first);
     }
 
     // Both of the above: start, suspend if queued, await the resumption,
@@ -251,13 +283,20 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     // answer's type differ between a receive and a send. cancel_at_once: the
     // owner cancels a queued operation right after queueing it, racing every
     // other thread's completion of it (R-ASYNC-4), then awaits as usual.
+    // cancel_first: the owner cancels before the start (a stop requested
+    // before the first resumption): the start still answers at once when it
+    // can, and `cancelled` instead of queueing when it would wait (R-ASYNC-4).
     template <class Node>
-    outcome async_operation(int t, int h, int v, Node& node, bool cancel_at_once = false) {
+    outcome async_operation(int t, int h, int v, Node& node, bool cancel_at_once = false, bool cancel_first = false) {
         constexpr bool is_recv = std::is_same_v<Node, recv_node>;
         static_assert(is_recv || std::is_same_v<Node, send_node>);
         const int cancelled = is_recv ? 1 + int(bcast::recv_errc::cancelled) : 1 + int(bcast::send_errc::cancelled);
         const int timed_out = is_recv ? 1 + int(bcast::recv_errc::timed_out) : 1 + int(bcast::send_errc::timed_out);
         const int i = hist.begin(t, is_recv ? op_kind::recv : op_kind::send, h, v);
+        if (cancel_first) {
+            const bool was_queued = cancel(node); // not queued yet: only marks it
+            RL_ASSERT(!was_queued);
+        }
         if constexpr (is_recv) {
             node.pos = &inspector::position(*rx[h]); // what receiver::async_recv() hands its waiter
             node.suspended = state->start_recv(node);

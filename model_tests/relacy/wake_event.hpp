@@ -18,19 +18,19 @@
 namespace bcast_rl {
 
 enum class wake_event {
-    message_queued,                  // attempt_send: wake_all_receivers (R-RECV-2)
-    slot_freed,                      // attempt_recv by the last reader of the front message: wake_one_sender
-    receiver_left,                   // detach_receiver, one message freed, active receivers remain: wake_one_sender
-    receiver_left_freeing_several,   // detach_receiver, two or more messages freed: wake_all_senders
-    last_active_receiver_left,       // detach_receiver, no active receiver left, an inactive one keeps it open: wake_all_senders
-    last_receiver_left,              // detach_receiver, no receiver left: wake_all_senders, then close_locked (R-CLOSE-3)
-    last_inactive_receiver_left,     // the last inactive receiver destroyed, no active one: close_locked (R-CLOSE-3)
-    capacity_grown,                  // set_capacity to more: wake_all_senders (R-CAP-4)
-    overflow_on,                     // set_overflow(true): wake_all_senders (R-OVF-4)
-    await_active_off,                // set_await_active(false): wake_all_senders (R-ACT-3)
-    receiver_activated,              // add_active_receiver, 0 -> 1 active: wake_all_senders (R-LIFE-6)
-    closed,                          // close(): close_locked, all senders and receivers (R-CLOSE-6)
-    last_sender_left,                // the last sender destroyed: close_locked (R-CLOSE-2)
+    message_queued,                // attempt_send: wake_all_receivers (R-RECV-2)
+    slot_freed,                    // attempt_recv by the last reader of the front message: wake_one_sender
+    receiver_left,                 // detach_receiver, one message freed, active receivers remain: wake_one_sender
+    receiver_left_freeing_several, // detach_receiver, two or more messages freed: wake_all_senders
+    last_active_receiver_left,     // detach_receiver, no active receiver left, an inactive one keeps it open: wake_all_senders
+    last_receiver_left,            // detach_receiver, no receiver left: wake_all_senders, then close_locked (R-CLOSE-3)
+    last_inactive_receiver_left,   // the last inactive receiver destroyed, no active one: close_locked (R-CLOSE-3)
+    capacity_grown,                // set_capacity to more: wake_all_senders (R-CAP-4)
+    overflow_on,                   // set_overflow(true): wake_all_senders (R-OVF-4)
+    await_active_off,              // set_await_active(false): wake_all_senders (R-ACT-3)
+    receiver_activated,            // add_active_receiver, 0 -> 1 active: wake_all_senders (R-LIFE-6)
+    closed,                        // close(): close_locked, all senders and receivers (R-CLOSE-6)
+    last_sender_left,              // the last sender destroyed: close_locked (R-CLOSE-2)
 };
 
 // The "Wakes" column: which waiters an event must reach. Also a switch
