@@ -18,6 +18,7 @@ namespace {
 
 constexpr const char* usage_text = R"(usage: bcast_relacy_generated [--help] [--budget=N] [--seed=S] [--enumerate] [--count]
                               [--threads=MIN-MAX] [--steps=K] [--capacity=C] [--no-lifecycle]
+                              [--no-queries] [--no-borrowing]
                               [--bound=B] [--random=R] [--no-minimise] [--keep-going] [--verbose]
                               [--scenario='TEXT']
 
@@ -37,6 +38,8 @@ deadlock in some interleaving are not run (counted).
                   deadlock, run nothing
   --threads=A-B   2-3 by default;  --steps=K  at most K commands per thread (default 3)
   --capacity=C    at most C (default 2); --no-lifecycle: only send/receive commands
+  --no-queries    no queries (len, is_closed, unread, ...)
+  --no-borrowing  no thread uses a handle object another thread owns
   --scenario=TEXT run this one scenario (the text form a failure prints)
   --bound=B       context bound (default 2); --random=R random executions per scenario
   --no-minimise   report a failure as found
@@ -247,6 +250,8 @@ int main(int argc, char** argv) {
             } else if (a.rfind("--steps=", 0) == 0) o.cfg.max_steps = std::stoi(value("--steps="));
             else if (a.rfind("--capacity=", 0) == 0) o.cfg.max_capacity = std::stoi(value("--capacity="));
             else if (a == "--no-lifecycle") o.cfg.lifecycle = false;
+            else if (a == "--no-queries") o.cfg.queries = false;
+            else if (a == "--no-borrowing") o.cfg.borrowing = false;
             else if (a.rfind("--bound=", 0) == 0) o.bound = unsigned(std::stoul(value("--bound=")));
             else if (a.rfind("--random=", 0) == 0) o.random = std::stol(value("--random="));
             else if (a == "--no-minimise") o.minimise = false;
@@ -271,10 +276,11 @@ int main(int argc, char** argv) {
             spec_deadlocks += gen::explore(s).spec_may_deadlock;
             return true;
         });
-        std::printf("space: threads %d-%d, <= %d commands each, capacity <= %d%s: %llu scenarios, %llu of them "
+        std::printf("space: threads %d-%d, <= %d commands each, capacity <= %d%s%s%s: %llu scenarios, %llu of them "
                     "can deadlock in the spec\n",
                     o.cfg.min_threads, o.cfg.max_threads, o.cfg.max_steps, o.cfg.max_capacity,
-                    o.cfg.lifecycle ? "" : ", send/receive only", (unsigned long long)n,
+                    o.cfg.lifecycle ? "" : ", send/receive only", o.cfg.queries ? "" : ", no queries",
+                    o.cfg.borrowing ? "" : ", no borrowing", (unsigned long long)n,
                     (unsigned long long)spec_deadlocks);
         return 0;
     }
