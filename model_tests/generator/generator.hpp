@@ -39,6 +39,13 @@ struct generator_config {
     bool lifecycle = true; // threads may clone, drop, deactivate, activate handles and change settings
     bool queries = true;   // threads may ask the queries (len, is_closed, unread, ...)
     bool borrowing = true; // a thread may use one handle object another thread owns (scenario.hpp)
+    // The contention shape (random sampling only): three threads, the first
+    // two each start with a blocking call on the same event (senders on a
+    // full channel, senders with no active receiver, receivers on an empty
+    // one), the third does anything. A wake site that wakes one waiter where
+    // it must wake all, or a waiter list that loses or reorders one, shows
+    // only with two waiters, which free sampling draws rarely.
+    bool two_waiters = false;
 };
 
 // Answers the choices build() asks; see the header comment.
@@ -153,26 +160,78 @@ inline handle_kind kind_of(int h, std::span<const std::pair<int, handle_kind>> m
     return handle_kind::none;
 }
 
+// What the two waiters of the contention shape wait for.
+enum class waiting_on : int { nothing = -1,
+                              free_slot,       // senders, channel full (R-SEND-3)
+                              active_receiver, // senders, no active receiver (R-ACT-2)
+                              message };       // receivers, channel empty (R-RECV-4)
+
+// The commands of the third thread in the contention shape that end the wait
+// of every waiter at once (weighted up there): one waiter left waiting after
+// one of them is a wake site that woke one where it had to wake all.
+inline bool wakes_every_waiter(waiting_on event, op what) {
+    switch (event) {
+    case waiting_on::free_slot: // R-CAP-4, R-OVF-4, R-CLOSE-6, and the last active receiver leaving
+        return what == op::set_capacity || what == op::set_overflow || what == op::drop_receiver ||
+               what == op::deactivate || what == op::close;
+    case waiting_on::active_receiver: // R-LIFE-6, R-ACT-3, R-CLOSE-6
+        return what == op::activate || what == op::activate_cloned || what == op::set_await_active ||
+               what == op::close || what == op::drop_inactive;
+    case waiting_on::message: // R-CLOSE-6, the last sender leaving
+        return what == op::close || what == op::drop_sender;
+    case waiting_on::nothing: return false;
+    }
+    return false;
+}
+
 // Makes one scenario from the chooser's answers (normalised).
 inline scenario build(chooser& c, const generator_config& cfg) {
     using namespace detail;
     scenario s;
+    const bool contention = cfg.two_waiters && cfg.max_threads >= 3;
+    waiting_on event = waiting_on::nothing;
+    if (contention) {
+        const int events[] = {3, 1, 2};
+        event = waiting_on(c.pick(events));
+    }
     s.capacity = 1 + c.pick_count(cfg.max_capacity);
-    const int queued = c.pick_count(s.capacity + 1);
+    const int queued = event == waiting_on::free_slot ? s.capacity
+                       : event == waiting_on::nothing ? c.pick_count(s.capacity + 1)
+                                                      : 0;
     for (int i = 0; i < queued; ++i) s.setup.push_back({op::try_broadcast, 0, 0, -1});
-    if (cfg.flags) {
-        const int flags[] = {6, 2, 1}; // none, overflow on, await_active off
+    bool await_off = false;
+    if (cfg.flags && event != waiting_on::active_receiver) {
+        // none, overflow on, await_active off. Senders on a full channel: never
+        // overflow (they would not wait), and await_active off more often, where
+        // the last active receiver leaving must wake them all (R-ACT-2).
+        const bool full = event == waiting_on::free_slot;
+        const int flags[] = {full ? 4 : 6, full ? 0 : 2, full ? 3 : 1};
         const int f = c.pick(flags);
         if (f == 1) s.setup.push_back({op::set_overflow, 0, 1, -1});
-        if (f == 2) s.setup.push_back({op::set_await_active, 0, 0, -1});
+        if (f == 2) s.setup.push_back({op::set_await_active, 0, 0, -1}), await_off = true;
     }
-    const int threads = cfg.min_threads + c.pick_count(cfg.max_threads - cfg.min_threads + 1);
+    const int threads = contention ? 3 : cfg.min_threads + c.pick_count(cfg.max_threads - cfg.min_threads + 1);
     int next_setup = first_logical(setup_context);
     bool sender_taken = false, receiver_taken = false;
     s.threads.resize(std::size_t(threads));
     std::vector<std::vector<std::pair<int, handle_kind>>> held(static_cast<std::size_t>(threads));
     for (int t = 0; t < threads; ++t) {
-        const int role = roles[c.pick_count(int(std::size(roles)))];
+        int role = roles[c.pick_count(int(std::size(roles)))];
+        if (contention && t < 2) role = event == waiting_on::message ? receives : sends;
+        // In the contention shape the third thread has what can end the wait,
+        // and keeps the channel open.
+        if (contention && t == 2) {
+            // Senders on full: it receives, grows, turns overflow on, ...; sometimes
+            // it also keeps the channel open with an inactive receiver once the
+            // active ones left: then, with await_active off, the senders must all
+            // wake and answer `inactive`.
+            if (event == waiting_on::free_slot) {
+                const int keeps_inactive[] = {await_off ? 1 : 3, await_off ? 3 : 1};
+                role = sends | receives | (c.pick(keeps_inactive) == 1 ? holds_inactive : 0);
+            }
+            if (event == waiting_on::message) role |= sends;
+            if (event == waiting_on::active_receiver) role = sends | holds_inactive; // activates, turns await_active off
+        }
         auto give = [&](int h, handle_kind k) {
             s.threads[std::size_t(t)].owns.push_back(h);
             held[std::size_t(t)].push_back({h, k});
@@ -189,6 +248,19 @@ inline scenario build(chooser& c, const generator_config& cfg) {
             s.setup.push_back({op::clone_receiver, 1, 0, -1});
             s.setup.push_back({op::deactivate, next_setup++, 0, -1});
             give(next_setup++, handle_kind::inactive);
+        }
+    }
+    // Senders on a full channel of capacity 2 or more: sometimes the third
+    // thread also holds a lagging receiver, the only reader left of every
+    // queued message (the first receiver read them in the setup), so dropping
+    // or deactivating it frees several slots at once: every sender must wake.
+    if (event == waiting_on::free_slot && s.capacity >= 2 && threads == 3) {
+        const int lagging[] = {1, 1};
+        if (c.pick(lagging) == 1) {
+            s.setup.push_back({op::clone_receiver, 1, 0, -1});
+            s.threads[2].owns.push_back(next_setup);
+            held[2].push_back({next_setup++, handle_kind::receiver});
+            for (int i = 0; i < queued; ++i) s.setup.push_back({op::try_recv, 1, 0, -1});
         }
     }
     // Borrowing (scenario.hpp): a thread may also use one handle object that
@@ -215,7 +287,8 @@ inline scenario build(chooser& c, const generator_config& cfg) {
     for (int t = 0; t < threads; ++t) {
         auto& mine = held[std::size_t(t)];
         int next = first_logical(t);
-        const int steps = 1 + c.pick_count(cfg.max_steps);
+        const bool waiter = contention && t < 2;
+        const int steps = 1 + c.pick_count(waiter ? std::min(2, cfg.max_steps) : cfg.max_steps);
         for (int i = 0; i < steps; ++i) {
             // Every (handle, operation) this thread may do now.
             std::vector<std::pair<int, op>> options;
@@ -231,11 +304,21 @@ inline scenario build(chooser& c, const generator_config& cfg) {
                     if (borrowed && !borrowable(o.what, k)) continue;
                     if (!borrowed && consumes(o.what) && is_lent(h)) continue; // a borrower may be using it
                     options.push_back({h, o.what});
-                    weights.push_back(o.weight);
+                    weights.push_back(o.weight * (contention && t == 2 && wakes_every_waiter(event, o.what) ? 4 : 1));
                 }
             };
             for (const auto& [h, k] : mine) offer(h, k, false);
             for (const auto& [h, k] : lent[std::size_t(t)]) offer(h, k, true);
+            if (waiter && i == 0) { // the waiter starts with its blocking call, plain or async
+                for (std::size_t j = 0; j < options.size(); ++j) {
+                    const op w = options[j].second;
+                    const bool blocking = w == op::broadcast || w == op::async_broadcast || w == op::recv ||
+                                          w == op::async_recv;
+                    if (!blocking || options[j].first != mine.front().first) weights[j] = 0;
+                }
+                for (std::size_t j = options.size(); j-- > 0;)
+                    if (weights[j] == 0) options.erase(options.begin() + std::ptrdiff_t(j)), weights.erase(weights.begin() + std::ptrdiff_t(j));
+            }
             if (options.empty()) break;
             auto [h, what] = options[std::size_t(c.pick(weights))];
             if (what == op::len) { // a query, any of those the handle answers
@@ -246,7 +329,10 @@ inline scenario build(chooser& c, const generator_config& cfg) {
                 what = asks[std::size_t(c.pick_count(int(asks.size())))];
             }
             step st{what, h, 0, -1};
-            if (what == op::set_capacity) st.arg = 1 + c.pick_count(3);
+            if (what == op::set_capacity) { // growth by two or more weighs most: it must wake two waiters (R-CAP-4)
+                const int capacities[] = {1, 2, 4};
+                st.arg = 1 + c.pick(capacities);
+            }
             if (what == op::set_overflow || what == op::set_await_active) st.arg = c.pick_count(2);
             if (what == op::async_recv_cancelled || what == op::async_broadcast_cancelled)
                 st.arg = c.pick_count(2); // 1: cancelled before it starts (R-ASYNC-4)
@@ -268,6 +354,17 @@ inline scenario build(chooser& c, const generator_config& cfg) {
 inline scenario random_scenario(std::uint64_t seed, const generator_config& cfg) {
     random_chooser c(seed);
     return build(c, cfg);
+}
+
+// The configuration random sampling draws scenario `seed` from: the seeds
+// take turns, so any run of three consecutive seeds has one of each flavour.
+// seed % 3 == 0: `cfg` itself (queries and borrowing as it says); 1: the core
+// commands only (no queries, no borrowing: the budget goes to blocking calls
+// and handle changes); 2: the core commands in the contention shape.
+inline generator_config sampling_config(std::uint64_t seed, generator_config cfg) {
+    if (seed % 3 != 0) cfg.queries = false, cfg.borrowing = false;
+    if (seed % 3 == 2) cfg.two_waiters = true;
+    return cfg;
 }
 
 // Calls `visit` with every scenario of the space `cfg` describes, in a fixed

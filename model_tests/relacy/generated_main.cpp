@@ -18,7 +18,7 @@ namespace {
 
 constexpr const char* usage_text = R"(usage: bcast_relacy_generated [--help] [--budget=N] [--seed=S] [--enumerate] [--count]
                               [--threads=MIN-MAX] [--steps=K] [--capacity=C] [--no-lifecycle]
-                              [--no-queries] [--no-borrowing]
+                              [--no-queries] [--no-borrowing] [--no-mix] [--two-waiters]
                               [--bound=B] [--random=R] [--no-minimise] [--keep-going] [--verbose]
                               [--scenario='TEXT']
 
@@ -31,8 +31,10 @@ classified by the history checker: a lost wakeup (named by the rule of the misse
 when the spec lets a blocked call go on in every linearisation. Scenarios whose spec can
 deadlock in some interleaving are not run (counted).
 
-  --budget=N      N random scenarios from --seed (default 200 scenarios, seed 1)
-  --seed=S        the first seed; scenario i is drawn from seed S+i
+  --budget=N      explore N random scenarios (default 200): seeds S, S+1, ... are drawn
+                  until N of them ran (a scenario the spec can deadlock is drawn but not run),
+                  at most 20 N seeds
+  --seed=S        the first seed (default 1)
   --enumerate     every scenario of the space (--threads/--steps/--capacity), in order
   --count         print the size of the space and how many of its scenarios the spec can
                   deadlock, run nothing
@@ -40,6 +42,11 @@ deadlock in some interleaving are not run (counted).
   --capacity=C    at most C (default 2); --no-lifecycle: only send/receive commands
   --no-queries    no queries (len, is_closed, unread, ...)
   --no-borrowing  no thread uses a handle object another thread owns
+  --no-mix        draw every seed from the space as given; by default the seeds take turns
+                  (generator.hpp, sampling_config): S%3==0 as given, 1 the core commands
+                  (no queries, no borrowing), 2 the core commands with two waiters on one event
+  --two-waiters   (with --no-mix) every seed in the contention shape: three threads, the
+                  first two blocked on the same event
   --scenario=TEXT run this one scenario (the text form a failure prints)
   --bound=B       context bound (default 2); --random=R random executions per scenario
   --no-minimise   report a failure as found
@@ -51,7 +58,7 @@ Exit status: 0 all passed, 1 a scenario failed (or none ran), 2 usage error.
 struct options {
     long budget = 200;
     std::uint64_t seed = 1;
-    bool enumerate = false, count = false, minimise = true, keep_going = false, verbose = false;
+    bool enumerate = false, count = false, minimise = true, keep_going = false, verbose = false, mix = true;
     std::string scenario_text;
     gen::generator_config cfg;
     unsigned bound = 2;
@@ -252,6 +259,8 @@ int main(int argc, char** argv) {
             else if (a == "--no-lifecycle") o.cfg.lifecycle = false;
             else if (a == "--no-queries") o.cfg.queries = false;
             else if (a == "--no-borrowing") o.cfg.borrowing = false;
+            else if (a == "--no-mix") o.mix = false;
+            else if (a == "--two-waiters") o.cfg.two_waiters = true;
             else if (a.rfind("--bound=", 0) == 0) o.bound = unsigned(std::stoul(value("--bound=")));
             else if (a.rfind("--random=", 0) == 0) o.random = std::stol(value("--random="));
             else if (a == "--no-minimise") o.minimise = false;
@@ -286,6 +295,7 @@ int main(int argc, char** argv) {
     }
 
     long ran = 0, skipped = 0, failed = 0, legitimate_deadlocks = 0, inconclusive = 0;
+    long drawn = 0; // random sampling: the seeds drawn
     std::uint64_t reruns = 0;
     std::uint64_t executions = 0;
     double seconds = 0;
@@ -333,9 +343,10 @@ int main(int argc, char** argv) {
         long k = 0;
         gen::enumerate(o.cfg, [&](const gen::scenario& s) { return check_one(s, "#" + std::to_string(k++)); });
     } else {
-        for (long i = 0; i < o.budget; ++i) {
+        for (long i = 0; ran < o.budget && i < 20 * o.budget; ++i) {
             const std::uint64_t seed = o.seed + std::uint64_t(i);
-            gen::scenario s = gen::random_scenario(seed, o.cfg);
+            ++drawn;
+            gen::scenario s = gen::random_scenario(seed, o.mix ? gen::sampling_config(seed, o.cfg) : o.cfg);
             if (!check_one(s, "seed=" + std::to_string(seed))) break;
         }
     }
@@ -344,6 +355,8 @@ int main(int argc, char** argv) {
                 "finished thread resumed by Relacy), %.1f s; context bound %u + %ld random executions each\n",
                 ran, distinct.size(), skipped, failed, legitimate_deadlocks, inconclusive,
                 (unsigned long long)executions, (unsigned long long)reruns, seconds, o.bound, o.random);
+    if (drawn != 0)
+        std::printf("seeds %llu..%llu drawn\n", (unsigned long long)o.seed, (unsigned long long)(o.seed + std::uint64_t(drawn) - 1));
     if (ran == 0) return 1;
     return failed == 0 ? 0 : 1;
 }

@@ -126,6 +126,13 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     bcast::detail::channel_state<msg, Primitives>* state = nullptr; // for the async operations
     std::uint64_t last_head = 0;
     bool seen_closed = false;
+    // The async senders queued now, in the order they were queued (R-ASYNC-2:
+    // served FIFO). invariant() runs between critical sections and one
+    // critical section queues at most one waiter, so the order in which
+    // invariant() first sees the nodes is the order they were queued.
+    static constexpr int max_queued_sends = 8;
+    const bcast::detail::waiter* queued_sends[max_queued_sends] = {};
+    int queued_send_count = 0;
 
     // channel(capacity): sender = logical 0, receiver = logical 1.
     void open(std::size_t capacity) {
@@ -398,7 +405,30 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
             for (const bcast::detail::waiter* w = inspector::first_queued_send(*channel); w != nullptr; w = w->next) {
                 RL_ASSERT(w->queued && sender_waits); // what attempt_send + must_wait would say (R-SEND-3, R-ACT-2)
             }
+            check_send_queue_order();
         }
+    }
+
+    // R-ASYNC-2: waiting async senders are served in FIFO order, and the
+    // settle serves the list front to back, so the list must keep the order
+    // in which the senders were queued: the nodes still queued from earlier
+    // (in their order), then at most one new node, at the back.
+    void check_send_queue_order() {
+        const bcast::detail::waiter* now[max_queued_sends] = {};
+        int n = 0;
+        for (const bcast::detail::waiter* w = inspector::first_queued_send(*channel); w != nullptr; w = w->next) {
+            RL_ASSERT(n < max_queued_sends); // the scenarios queue far fewer
+            now[n++] = w;
+        }
+        int kept = 0; // the earlier nodes still queued, in their arrival order
+        for (int i = 0; i < queued_send_count; ++i)
+            for (int j = 0; j < n; ++j)
+                if (now[j] == queued_sends[i]) queued_sends[kept++] = queued_sends[i];
+        for (int j = 0; j < kept; ++j)
+            RL_ASSERT(now[j] == queued_sends[j] && "async senders out of FIFO order (R-ASYNC-2)");
+        RL_ASSERT(n - kept <= 1); // one critical section queues at most one waiter
+        if (n > kept) queued_sends[kept++] = now[n - 1];
+        queued_send_count = kept;
     }
 
     // The checks every suite ends with: drop every handle (the channel state

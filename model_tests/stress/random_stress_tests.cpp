@@ -2,7 +2,8 @@
 // Random-configuration stress rounds, run until the time budget is spent
 // (stress_harness.hpp), and the watchdog's own tests.
 //
-// Each round draws a stress_config (stress_config.hpp) from its seed: capacity,
+// Each round draws a stress_config from its seed, half of them from the
+// scenario generator (generated_config.hpp), half from stress_config.hpp: capacity,
 // overflow, await_active, 1-3 sender threads, 1-4 receiver threads (steady or
 // churning their receiver), how each call is made (blocking, try, timed,
 // async resumed inline or through a pool), and a chaos thread that churns
@@ -44,6 +45,7 @@
 #include <bcast_support/task.hpp>
 #include <bcast_support/thread_pool.hpp>
 
+#include "generated_config.hpp"
 #include "stress_config.hpp"
 #include "stress_harness.hpp"
 
@@ -490,9 +492,11 @@ TEST(random_stress, random_configurations_keep_order_counts_and_message_lifetime
                 s.seconds, s.watchdog_seconds);
     std::uint64_t seed = s.seed;
     for (budget rounds; rounds.another(); seed = next_seed(seed)) {
-        const stress_config config = draw_config(seed);
+        gen::scenario scenario;
+        const stress_config config = round_config(seed, &scenario);
         std::printf("[stress] round %llu: %s\n", static_cast<unsigned long long>(rounds.round()),
                     to_string(config).c_str());
+        if (drawn_from_generator(seed)) std::printf("[stress]   from the generated scenario %s\n", gen::to_string(scenario).c_str());
         std::fflush(stdout); // before the round: a crash or a watchdog exit still shows it
         SCOPED_TRACE("round " + std::to_string(rounds.round()) + ": " + to_string(config) +
                      "\nrerun this configuration: " + reproduce_command(seed));
