@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The scenario generator's own tests: the text form reads back, normalise()
 // keeps only valid commands, enumeration is deterministic and complete, the
-// minimiser's variants are smaller, and the spec explorer finds the
+// minimiser's variants are smaller, random sampling takes its flavours in
+// turn, and the spec explorer finds the
 // deadlocks the spec has and no others.
 #include <gtest/gtest.h>
 
@@ -122,6 +123,47 @@ TEST(smaller_variants, are_each_one_step_smaller_and_valid) {
         EXPECT_LE(gen::thread_steps(v), gen::thread_steps(s));
         EXPECT_LE(v.threads.size(), s.threads.size());
     }
+}
+
+TEST(sampling, seeds_take_turns_between_the_whole_space_the_core_commands_and_the_contention_shape) {
+    int queries = 0, borrows = 0;
+    for (std::uint64_t seed = 0; seed < 300; ++seed) {
+        const gen::generator_config cfg = gen::sampling_config(seed, {});
+        EXPECT_EQ(cfg.queries, seed % 3 == 0);
+        EXPECT_EQ(cfg.borrowing, seed % 3 == 0);
+        EXPECT_EQ(cfg.two_waiters, seed % 3 == 2);
+        const gen::scenario s = gen::random_scenario(seed, cfg);
+        for (const auto& t : s.threads) {
+            borrows += !t.borrows.empty();
+            for (const auto& st : t.steps) queries += gen::is_query(st.what);
+            if (seed % 3 != 0) {
+                EXPECT_TRUE(t.borrows.empty()) << gen::to_string(s);
+            }
+        }
+    }
+    EXPECT_GT(queries, 0); // the whole space still has them
+    EXPECT_GT(borrows, 0);
+}
+
+TEST(sampling, the_contention_shape_starts_two_threads_with_a_blocking_call_of_one_kind) {
+    using gen::op;
+    int sends = 0, receives = 0;
+    for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+        gen::generator_config cfg;
+        cfg.two_waiters = true;
+        const gen::scenario s = gen::random_scenario(seed, cfg);
+        ASSERT_EQ(s.threads.size(), 3u) << gen::to_string(s);
+        const op first[2] = {s.threads[0].steps.at(0).what, s.threads[1].steps.at(0).what};
+        auto is_send = [](op w) { return w == op::broadcast || w == op::async_broadcast; };
+        auto is_recv = [](op w) { return w == op::recv || w == op::async_recv; };
+        EXPECT_TRUE((is_send(first[0]) && is_send(first[1])) || (is_recv(first[0]) && is_recv(first[1])))
+            << gen::to_string(s);
+        sends += is_send(first[0]);
+        receives += is_recv(first[0]);
+        EXPECT_FALSE(s.threads[2].owns.empty()) << "the third thread holds what ends the wait: " << gen::to_string(s);
+    }
+    EXPECT_GT(sends, 0);
+    EXPECT_GT(receives, 0);
 }
 
 TEST(spec_explorer, a_receive_nobody_sends_to_is_a_spec_deadlock) {

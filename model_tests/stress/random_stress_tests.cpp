@@ -505,6 +505,33 @@ TEST(random_stress, random_configurations_keep_order_counts_and_message_lifetime
     }
 }
 
+// A round drawn from the generator keeps the scenario's shape: its capacity
+// and flags, a thread per sending and per receiving thread of it, its calls.
+TEST(generated_config, a_round_keeps_the_scenarios_capacity_flags_threads_and_calls) {
+    const auto s = gen::parse_scenario("cap:2 | setup: set_await_active:0:0 clone_sender:0 clone_receiver:1 | "
+                                       "t0{0}: broadcast:0 | t1{2}: async_broadcast:2 try_broadcast:2 | "
+                                       "t2{1,3}: recv_expired:1 deactivate:3 | teardown:");
+    ASSERT_TRUE(s.has_value());
+    const stress_config config = config_from_scenario(*s, 7);
+    EXPECT_EQ(config.capacity, 2u);
+    EXPECT_FALSE(config.await_active);
+    EXPECT_FALSE(config.overflow);
+    EXPECT_EQ(config.senders, 2u);
+    EXPECT_EQ(config.receivers, 1u);
+    EXPECT_EQ(config.churning, 1u); // the receiving thread deactivates a receiver
+    EXPECT_TRUE(config.handle_churn);
+    EXPECT_FALSE(config.settings_churn);
+    EXPECT_TRUE(config.sends.uses(call_kind::blocking));
+    EXPECT_TRUE(config.sends.uses(call_kind::try_call));
+    EXPECT_TRUE(config.sends.uses(call_kind::async_inline) || config.sends.uses(call_kind::async_pool));
+    EXPECT_FALSE(config.sends.uses(call_kind::timed));
+    EXPECT_TRUE(config.receives.uses(call_kind::timed));
+    EXPECT_FALSE(config.receives.uses(call_kind::blocking));
+    EXPECT_TRUE(drawn_from_generator(7));
+    EXPECT_FALSE(drawn_from_generator(8));
+    EXPECT_EQ(to_string(round_config(8)), to_string(draw_config(8)));
+}
+
 // ---- the watchdog's own tests ---------------------------------------------
 // A thread blocks for good, and the watchdog must end the process with a
 // report that names the call. Death tests: the hang runs in a child process
