@@ -204,9 +204,9 @@ inline scenario build(chooser& c, const generator_config& cfg) {
         // none, overflow on, await_active off. Senders on a full channel: never
         // overflow (they would not wait), and await_active off more often, where
         // the last active receiver leaving must wake them all (R-ACT-2).
-        const bool full = event == waiting_on::free_slot;
-        const int flags[] = {full ? 4 : 6, full ? 0 : 2, full ? 3 : 1};
-        const int f = c.pick(flags);
+        const int flags[] = {6, 2, 1};
+        const int full_flags[] = {4, 3}; // no overflow option: every option a chooser sees has weight > 0
+        const int f = event == waiting_on::free_slot ? 2 * c.pick(full_flags) : c.pick(flags);
         if (f == 1) s.setup.push_back({op::set_overflow, 0, 1, -1});
         if (f == 2) s.setup.push_back({op::set_await_active, 0, 0, -1}), await_off = true;
     }
@@ -309,15 +309,12 @@ inline scenario build(chooser& c, const generator_config& cfg) {
             };
             for (const auto& [h, k] : mine) offer(h, k, false);
             for (const auto& [h, k] : lent[std::size_t(t)]) offer(h, k, true);
-            if (waiter && i == 0) { // the waiter starts with its blocking call, plain or async
-                for (std::size_t j = 0; j < options.size(); ++j) {
-                    const op w = options[j].second;
-                    const bool blocking = w == op::broadcast || w == op::async_broadcast || w == op::recv ||
-                                          w == op::async_recv;
-                    if (!blocking || options[j].first != mine.front().first) weights[j] = 0;
-                }
-                for (std::size_t j = options.size(); j-- > 0;)
-                    if (weights[j] == 0) options.erase(options.begin() + std::ptrdiff_t(j)), weights.erase(weights.begin() + std::ptrdiff_t(j));
+            if (waiter && i == 0) { // the waiter starts with a blocking call on its own handle, plain or async
+                std::size_t kept = 0;
+                for (std::size_t j = 0; j < options.size(); ++j)
+                    if (may_block(options[j].second) && options[j].first == mine.front().first)
+                        options[kept] = options[j], weights[kept++] = weights[j];
+                options.resize(kept), weights.resize(kept);
             }
             if (options.empty()) break;
             auto [h, what] = options[std::size_t(c.pick(weights))];
