@@ -178,6 +178,19 @@ TEST(blocking, recv_until_a_past_deadline_times_out) { // R-RECV-5
     EXPECT_EQ(rx.recv_for(1ms).error().code, recv_errc::timed_out);
 }
 
+// The deadline may be on any clock (sender.hpp, receiver.hpp); the futex
+// condition variable sleeps on steady_clock and converts (futex_condition_variable.hpp).
+TEST(blocking, deadlines_on_another_clock_time_out_and_a_far_one_is_no_limit) { // R-SEND-4, R-RECV-5
+    auto [tx, rx] = channel<int>(1);
+    EXPECT_EQ(rx.recv_until(std::chrono::system_clock::now() + 20ms).error().code, recv_errc::timed_out);
+    ASSERT_TRUE(tx.try_broadcast(1));
+    EXPECT_EQ(tx.broadcast_until(2, std::chrono::system_clock::now() + 20ms).error(),
+              (send_error<int>{send_errc::timed_out, 2}));
+    const auto received = rx.recv_until(std::chrono::system_clock::time_point::max()); // beyond steady_clock's range
+    ASSERT_TRUE(received);
+    EXPECT_EQ(*received, 1);
+}
+
 TEST(blocking, one_sender_object_used_from_many_threads) { // R-THREAD-1
     auto [tx, rx] = channel<int>(4);
     constexpr int per_thread = 200;

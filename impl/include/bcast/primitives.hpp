@@ -28,6 +28,9 @@
 #include <mutex>
 #include <type_traits>
 
+#include "detail/futex_condition_variable.hpp"
+#include "detail/futex_mutex.hpp"
+
 namespace bcast {
 
 namespace detail {
@@ -141,14 +144,42 @@ template <class T>
 concept message_type = std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> &&
                        std::is_nothrow_move_constructible_v<T> && std::is_nothrow_destructible_v<T>;
 
+/// Lock policy: the standard library's std::mutex and std::condition_variable
+/// (glibc's on Linux). A contended lock or a wait goes straight to the kernel;
+/// docs/design.md (section 4) measures what that costs when threads outnumber
+/// cores. The default where there is no futex, and the "before" row of the
+/// benchmark.
+struct std_lock {
+    using mutex = std::mutex;                                 ///< The one lock of a channel.
+    using condition_variable = std::condition_variable;       ///< Where senders and receivers wait.
+};
+
+#if BCAST_HAVE_FUTEX
+/// Lock policy: bcast's own lock and condition variable (Linux): an inline
+/// uncontended path, bounded back-off, then a futex (detail/futex_mutex.hpp,
+/// detail/futex_condition_variable.hpp; docs/design.md, section 4). Annotated
+/// for ThreadSanitizer. The default on Linux.
+struct futex_lock {
+    using mutex = detail::futex_mutex<detail::linux_futex_ops>; ///< The one lock of a channel.
+    using condition_variable = detail::futex_condition_variable<detail::linux_futex_ops>; ///< Where they wait.
+};
+/// The lock policy the default Primitives use on this platform.
+using default_lock = futex_lock;
+#else
+/// The lock policy the default Primitives use on this platform.
+using default_lock = std_lock;
+#endif
+
 /// The standard-library Primitives (R-IMPL-1): the channel compiled on it is the
-/// code one would write with std::mutex by hand, since `var` vanishes.
+/// code one would write by hand with a mutex and a condition variable, since
+/// `var` vanishes.
 /// @tparam PositionPolicy plain_position or an atomic_position (R-IMPL-2).
-template <class PositionPolicy = plain_position>
+/// @tparam LockPolicy default_lock (futex_lock on Linux) or std_lock.
+template <class PositionPolicy = plain_position, class LockPolicy = default_lock>
 struct basic_std_primitives {
-    using mutex = std::mutex;                         ///< The one lock of a channel.
-    using unique_lock = std::unique_lock<std::mutex>; ///< Scoped lock; waits release it.
-    using condition_variable = std::condition_variable; ///< Where senders and receivers wait.
+    using mutex = typename LockPolicy::mutex;             ///< The one lock of a channel.
+    using unique_lock = std::unique_lock<mutex>;          ///< Scoped lock; waits release it.
+    using condition_variable = typename LockPolicy::condition_variable; ///< Where senders and receivers wait.
     /// An atomic shared variable. @tparam U The value type.
     template <class U>
     using atomic = std::atomic<U>;
@@ -191,6 +222,7 @@ concept channel_primitives = requires(typename M::mutex& m, typename M::unique_l
 };
 
 static_assert(channel_primitives<std_primitives>);
+static_assert(channel_primitives<basic_std_primitives<plain_position, std_lock>>);
 static_assert(channel_primitives<std_atomic_seq_cst_primitives>);
 
 } // namespace bcast

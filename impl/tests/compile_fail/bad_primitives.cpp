@@ -10,8 +10,8 @@
 
 #include <bcast/bcast.hpp>
 
-// Everything of std_primitives but the condition variable.
-struct my_primitives : bcast::std_primitives {
+// Everything of the std_lock Primitives (std::mutex) but the condition variable.
+struct my_primitives : bcast::basic_std_primitives<bcast::plain_position, bcast::std_lock> {
 #ifndef BCAST_COMPILE_FAIL_CONTROL
     struct condition_variable {
         void wait(std::unique_lock<std::mutex>& lock) { cv.wait(lock); }
