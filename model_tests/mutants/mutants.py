@@ -37,6 +37,11 @@ GENERATED = "generated"
 CHANNEL_STATE = "impl/include/bcast/detail/channel_state.hpp"
 SLOT_RING = "impl/include/bcast/detail/slot_ring.hpp"
 WAITER = "impl/include/bcast/detail/waiter.hpp"
+FUTEX_MUTEX = "impl/include/bcast/detail/futex_mutex.hpp"
+FUTEX_CV = "impl/include/bcast/detail/futex_condition_variable.hpp"
+# The lock's own files: only the futex_lock suites (model_tests/relacy/futex_scenarios.hpp) run
+# that code; the channel's scenarios, hand-written and generated, run on Relacy's mutex.
+LOCK_FILES = (FUTEX_MUTEX, FUTEX_CV)
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,11 @@ class Mutant:
     @property
     def is_control(self):
         return not self.killers
+
+    @property
+    def in_lock_only(self):
+        """Every edit is in bcast's own lock, which the channel's scenarios do not run."""
+        return all(edit.file in LOCK_FILES for edit in self.edits)
 
 
 def replace(file, code, replacement):
@@ -384,3 +394,62 @@ mutant("ring-wrap-off-by-one", "the ring wraps an index only past slot_count, so
        replace(SLOT_RING, "if (physical >= slot_count_) physical -= slot_count_;", """
         if (physical > slot_count_) physical -= slot_count_; // MUTANT: off by one at the wrap
 """))
+
+
+# ---- bcast's own lock (detail/futex_mutex.hpp, futex_condition_variable.hpp, issue 13) -----------
+# Killed by the futex_lock suites (model_tests/relacy/futex_scenarios.hpp): the lock's word
+# protocol on an emulated futex. Each is a way the lock itself could lose a wakeup or an order.
+
+mutant("mutex-unlock-wakes-nobody", "unlock() never wakes a thread asleep on the lock word", [RELACY],
+       replace(FUTEX_MUTEX, "if (previous == contended) Ops::wake_one(state_);", """
+        static_cast<void>(previous); // MUTANT: sleepers on the lock are never woken
+"""))
+
+mutant("mutex-unlock-checks-after-clearing", "unlock() clears the word, then reads it to decide whether to wake",
+       [RELACY],
+       replace(FUTEX_MUTEX, "const std::uint32_t previous = state_.exchange(unlocked, std::memory_order_release); "
+                            "BCAST_ASSERT(previous != unlocked); "
+                            "if (previous == contended) Ops::wake_one(state_);", """
+        // MUTANT: a store then a load: the sleeper's 2 was overwritten before it is read
+        state_.store(unlocked, std::memory_order_release);
+        if (state_.load(std::memory_order_relaxed) == contended) Ops::wake_one(state_);
+"""))
+
+mutant("mutex-lock-relaxed", "the inline lock CAS is relaxed: the previous critical section is not ordered before",
+       [RELACY],
+       replace(FUTEX_MUTEX, "if (!state_.compare_exchange_strong(expected, locked, std::memory_order_acquire, "
+                            "std::memory_order_relaxed)) {", """
+        // MUTANT: relaxed instead of acquire
+        if (!state_.compare_exchange_strong(expected, locked, std::memory_order_relaxed, std::memory_order_relaxed)) {
+"""))
+
+mutant("cv-reads-sequence-after-unlock", "wait() reads the notification count after releasing the lock",
+       [RELACY],
+       replace(FUTEX_CV, "const std::uint32_t seen = sequence_.load(std::memory_order_relaxed); lock.unlock(); "
+                         "if (!changed_while_backing_off(seen)) sleep(seen);", """
+        lock.unlock();
+        const std::uint32_t seen = sequence_.load(std::memory_order_relaxed); // MUTANT: read after the unlock
+        if (!changed_while_backing_off(seen)) sleep(seen);
+"""))
+
+mutant("cv-counts-sleeper-after-sleeping", "a sleeper is counted in sleepers_ only after the kernel wait",
+       [RELACY],
+       replace(FUTEX_CV, "sleepers_.fetch_add(1, std::memory_order_seq_cst); Ops::wait(sequence_, seen);", """
+        Ops::wait(sequence_, seen); // MUTANT: counted after sleeping, so a notifier skips the wake
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+"""))
+
+mutant("cv-notify-relaxed", "notify_one's increment and sleeper check are relaxed: the Dekker handshake breaks",
+       [RELACY],
+       replace(FUTEX_CV, "sequence_.fetch_add(1, std::memory_order_seq_cst); "
+                         "if (sleepers_.load(std::memory_order_seq_cst) != 0) Ops::wake_one(sequence_);", """
+        // MUTANT: relaxed: the load may see no sleeper while the sleeper's kernel read misses the increment
+        sequence_.fetch_add(1, std::memory_order_relaxed);
+        if (sleepers_.load(std::memory_order_relaxed) != 0) Ops::wake_one(sequence_);
+"""))
+
+mutant("cv-notify-all-wakes-one", "notify_all() wakes one sleeper in the kernel", [RELACY],
+       replace(FUTEX_CV, "if (sleepers_.load(std::memory_order_seq_cst) != 0) Ops::wake_all(sequence_);", """
+        if (sleepers_.load(std::memory_order_seq_cst) != 0) Ops::wake_one(sequence_); // MUTANT: one, not all
+"""))
+

@@ -384,8 +384,10 @@ def run_generated_checker(args, entry):
 
 
 def generated_table(args):
+    # The lock's own mutants are left out: the generated scenarios run the
+    # channel on Relacy's mutex, so they cannot reach bcast's futex lock.
     entries = [None] + [m for m in sorted(registry.MUTANTS, key=lambda m: m.name)
-                        if not m.is_control and (not args.names or m.name in args.names)]
+                        if not m.is_control and not m.in_lock_only and (not args.names or m.name in args.names)]
     jobs = args.jobs or min(4, os.cpu_count() or 1)
     print(f"{len(entries) - 1} mutants + the unmutated code against the generated scenarios alone "
           f"(budget {args.budget}, seed 1; {args.opt}), {jobs} jobs", flush=True)

@@ -5,7 +5,7 @@
 //
 //   scenarios.def         every run, one line each: the one place to register a scenario
 //   registry.hpp          expands scenarios.def into runs for the chosen mode
-//   *_scenarios.hpp       the scenarios (blocking, queue, async, position)
+//   *_scenarios.hpp       the scenarios (blocking, queue, async, position, wake_matrix, futex)
 //   wake_event.hpp        the wakeup table the wake-event scenarios are written against
 //   harness.hpp           the scenario base: recorded operations, invariants, final checks
 //   inspector.hpp         the one reader of the channel's private fields

@@ -6,9 +6,11 @@
 
 #include "async_scenarios.hpp"
 #include "blocking_scenarios.hpp"
+#include "futex_scenarios.hpp"
 #include "position_scenarios.hpp"
 #include "queue_scenarios.hpp"
 #include "simulate.hpp"
+#include "wake_matrix_scenarios.hpp"
 
 namespace bcast_rl {
 

@@ -183,6 +183,21 @@ public:
     U fetch_add(U value, std::memory_order order = std::memory_order_seq_cst, loc_t loc = loc_t::current()) {
         return a_.fetch_add(value, to_rl(order), info(loc));
     }
+    // The rest of std::atomic's interface that bcast's own lock uses (futex_scenarios.hpp).
+    U fetch_sub(U value, std::memory_order order = std::memory_order_seq_cst, loc_t loc = loc_t::current()) {
+        return a_.fetch_sub(value, to_rl(order), info(loc));
+    }
+    U exchange(U value, std::memory_order order = std::memory_order_seq_cst, loc_t loc = loc_t::current()) {
+        return a_.exchange(value, to_rl(order), info(loc));
+    }
+    bool compare_exchange_strong(U& expected, U desired, std::memory_order success, std::memory_order failure,
+                                 loc_t loc = loc_t::current()) {
+        return a_.compare_exchange_strong(expected, desired, to_rl(success), info(loc), to_rl(failure), info(loc));
+    }
+    bool compare_exchange_weak(U& expected, U desired, std::memory_order success, std::memory_order failure,
+                               loc_t loc = loc_t::current()) {
+        return a_.compare_exchange_weak(expected, desired, to_rl(success), info(loc), to_rl(failure), info(loc));
+    }
 
 private:
     rl::atomic<U> a_;
