@@ -36,7 +36,7 @@ using bcast_bench::calls;
 std::uint64_t fanout_messages = 1'000'000;
 
 const std::vector<std::int64_t> single_receiver_counts{1, 2, 4, 8, 16};
-const std::vector<std::int64_t> fanout_receiver_counts{1, 2, 4};
+const std::vector<std::int64_t> fanout_receiver_counts{1, 2, 4, 8};
 const std::vector<std::int64_t> fanout_capacities{64, 1024};
 
 double minimum(const std::vector<double>& values) { return *std::min_element(values.begin(), values.end()); }

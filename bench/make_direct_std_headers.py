@@ -11,8 +11,8 @@ real code, this script derives it from impl/include/bcast at build time:
   typename Primitives::template var<T>& param    ->  T& param
   typename Primitives::position member;          ->  std::uint64_t member{};
   typename Primitives::position                  ->  std::uint64_t
-  typename Primitives::mutex / unique_lock / condition_variable -> std::mutex /
-      std::unique_lock<std::mutex> / std::condition_variable
+  typename Primitives::mutex / unique_lock / condition_variable -> the default
+      lock policy's types (bcast::default_lock: bcast's futex lock on Linux)
   x.get()  and  x.load()                    ->  x
   x.set(e); and  x.store(e);                ->  x = (e);
 
@@ -32,9 +32,9 @@ TYPE_REWRITES = [
     (re.compile(r"typename Primitives::template var<([^<>]+)>"), r"\1"),
     (re.compile(r"typename Primitives::position (\w+);"), r"std::uint64_t \1{};"),
     (re.compile(r"typename Primitives::position\b"), "std::uint64_t"),
-    (re.compile(r"typename Primitives::mutex\b"), "std::mutex"),
-    (re.compile(r"typename Primitives::unique_lock\b"), "std::unique_lock<std::mutex>"),
-    (re.compile(r"typename Primitives::condition_variable\b"), "std::condition_variable"),
+    (re.compile(r"typename Primitives::mutex\b"), "bcast::default_lock::mutex"),
+    (re.compile(r"typename Primitives::unique_lock\b"), "std::unique_lock<bcast::default_lock::mutex>"),
+    (re.compile(r"typename Primitives::condition_variable\b"), "bcast::default_lock::condition_variable"),
 ]
 
 ACCESSOR_READ = re.compile(r"\.(get|load)\(\)")

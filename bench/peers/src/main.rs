@@ -21,7 +21,7 @@ const AB: &str = "async-broadcast-0.4.1";
 const TOKIO: &str = "tokio-1.24.2";
 
 const SINGLE_RECEIVERS: &[usize] = &[1, 2, 4, 8, 16];
-const FANOUT_RECEIVERS: &[usize] = &[1, 2, 4];
+const FANOUT_RECEIVERS: &[usize] = &[1, 2, 4, 8];
 const FANOUT_CAPACITIES: &[usize] = &[64, 1024];
 
 // ---------------------------------------------------------------- clocks
@@ -355,7 +355,7 @@ fn run_fanout(n: usize, cap: usize, m: u64, reps: usize, peers: &[&str]) {
 const USAGE: &str = "usage: bcast-peers (single | fanout | --all) [options]
   single   [--receivers N[,N..]] [--iters K]
   fanout   [--receivers N[,N..]] [--capacity C[,C..]] [--messages M]
-  --all    the whole matrix (single N=1,2,4,8,16; fanout N=1,2,4 x C=64,1024)
+  --all    the whole matrix (single N=1,2,4,8,16; fanout N=1,2,4,8 x C=64,1024)
 common:    [--quick] [--reps R] [--peer async-broadcast|tokio] [--variant try|blocking|upstream]
 defaults:  iters 1000000 (quick 200000), reps 5, messages 1000000 (quick 200000)";
 
