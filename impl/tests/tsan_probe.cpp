@@ -35,11 +35,11 @@ int run(bool ordered) {
         seen = read_user_data();
     });
     if (ordered) {
-        write_user_data(42);      // before the broadcast: ordered before the receiver's read
+        write_user_data(42); // before the broadcast: ordered before the receiver's read
         if (!tx.broadcast(1)) return 2;
     } else {
         if (!tx.broadcast(1)) return 2;
-        write_user_data(42);      // after it: races with the receiver's read
+        write_user_data(42); // after it: races with the receiver's read
     }
     receiver.join();
     if (ordered && seen != 42) {

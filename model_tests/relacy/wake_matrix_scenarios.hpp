@@ -35,7 +35,8 @@ namespace bcast_rl {
 
 // How the waiters wait: threads blocked in broadcast()/recv() on the channel's
 // condition variables, or async operations queued in its waiter lists.
-enum class waiters_are { blocking, async };
+enum class waiters_are { blocking,
+                         async };
 
 struct no_nodes {};
 template <class Node, int N>
@@ -76,7 +77,10 @@ enum class sender_path {
 };
 
 // What every waiting sender must answer (R-SEND-1..5).
-enum class answer_is { sent, sent_evicting, inactive, closed };
+enum class answer_is { sent,
+                       sent_evicting,
+                       inactive,
+                       closed };
 
 struct sender_path_case {
     event_case what;
@@ -490,10 +494,10 @@ struct close_vs_sender_and_receiver : scenario<close_vs_sender_and_receiver<K, V
 // ---- the runs of scenarios.def (its "wake_*" section) --------------------------
 // Named <row>_<path>_<waiters><count>: b = blocking, a = async.
 #define BCAST_WAKE_SENDERS(alias, path, kind, n) \
-    template <int V>                             \
+    template <int V> \
     using alias = senders_vs_path<sender_path::path, waiters_are::kind, n, V>;
 #define BCAST_WAKE_RECEIVERS(alias, path, kind, n) \
-    template <int V>                               \
+    template <int V> \
     using alias = receivers_vs_path<receiver_path::path, waiters_are::kind, n, V>;
 
 // row 1: a message queued

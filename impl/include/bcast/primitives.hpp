@@ -150,8 +150,8 @@ concept message_type = std::is_object_v<T> && !std::is_const_v<T> && !std::is_vo
 /// cores. The default where there is no futex, and the "before" row of the
 /// benchmark.
 struct std_lock {
-    using mutex = std::mutex;                                 ///< The one lock of a channel.
-    using condition_variable = std::condition_variable;       ///< Where senders and receivers wait.
+    using mutex = std::mutex;                           ///< The one lock of a channel.
+    using condition_variable = std::condition_variable; ///< Where senders and receivers wait.
 };
 
 #if BCAST_HAVE_FUTEX
@@ -160,7 +160,7 @@ struct std_lock {
 /// detail/futex_condition_variable.hpp; docs/design.md, section 4). Annotated
 /// for ThreadSanitizer. The default on Linux.
 struct futex_lock {
-    using mutex = detail::futex_mutex<detail::linux_futex_ops>; ///< The one lock of a channel.
+    using mutex = detail::futex_mutex<detail::linux_futex_ops>;                           ///< The one lock of a channel.
     using condition_variable = detail::futex_condition_variable<detail::linux_futex_ops>; ///< Where they wait.
 };
 /// The lock policy the default Primitives use on this platform.
@@ -177,8 +177,8 @@ using default_lock = std_lock;
 /// @tparam LockPolicy default_lock (futex_lock on Linux) or std_lock.
 template <class PositionPolicy = plain_position, class LockPolicy = default_lock>
 struct basic_std_primitives {
-    using mutex = typename LockPolicy::mutex;             ///< The one lock of a channel.
-    using unique_lock = std::unique_lock<mutex>;          ///< Scoped lock; waits release it.
+    using mutex = typename LockPolicy::mutex;                           ///< The one lock of a channel.
+    using unique_lock = std::unique_lock<mutex>;                        ///< Scoped lock; waits release it.
     using condition_variable = typename LockPolicy::condition_variable; ///< Where senders and receivers wait.
     /// An atomic shared variable. @tparam U The value type.
     template <class U>
@@ -207,18 +207,18 @@ using std_atomic_seq_cst_primitives = basic_std_primitives<atomic_position<std::
 /// @tparam M The candidate Primitives.
 template <class M>
 concept channel_primitives = requires(typename M::mutex& m, typename M::unique_lock& lock,
-                                 typename M::condition_variable& cv,
-                                 typename M::template var<std::uint64_t>& v,
-                                 typename M::position& pos) {
-    { typename M::unique_lock(m) };
-    { cv.wait(lock) };
+                                      typename M::condition_variable& cv,
+                                      typename M::template var<std::uint64_t>& v,
+                                      typename M::position& pos) {
+    {typename M::unique_lock(m)};
+    {cv.wait(lock)};
     { cv.wait_until(lock, std::chrono::steady_clock::now()) } -> std::same_as<std::cv_status>;
-    { cv.notify_one() };
-    { cv.notify_all() };
+    {cv.notify_one()};
+    {cv.notify_all()};
     { v.get() } -> std::same_as<std::uint64_t>;
-    { v.set(std::uint64_t{}) };
+    {v.set(std::uint64_t{})};
     { pos.load() } -> std::same_as<std::uint64_t>;
-    { pos.store(std::uint64_t{}) };
+    {pos.store(std::uint64_t{})};
 };
 
 static_assert(channel_primitives<std_primitives>);

@@ -89,7 +89,7 @@ struct spin_policy {
     template <class Ops>
     static bool back_off(unsigned& round, unsigned rounds) noexcept {
         if (round >= rounds) return false;
-        if (round < Ops::pause_rounds) Ops::relax(2u << round);
+        if (round < Ops::pause_rounds) Ops::relax(2U << round);
         else Ops::yield();
         ++round;
         return true;

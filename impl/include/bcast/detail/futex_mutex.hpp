@@ -25,16 +25,13 @@ namespace bcast::detail {
 template <class Ops>
 class futex_mutex {
 public:
-    futex_mutex() noexcept {
 #if BCAST_TSAN
-        __tsan_mutex_create(this, 0);
+    futex_mutex() noexcept { __tsan_mutex_create(this, 0); }
+    ~futex_mutex() { __tsan_mutex_destroy(this, 0); }
+#else
+    futex_mutex() = default;
+    ~futex_mutex() = default;
 #endif
-    }
-    ~futex_mutex() {
-#if BCAST_TSAN
-        __tsan_mutex_destroy(this, 0);
-#endif
-    }
     futex_mutex(const futex_mutex&) = delete;
     futex_mutex& operator=(const futex_mutex&) = delete;
 
@@ -83,8 +80,8 @@ public:
 
 private:
     // TSan's flag values (<sanitizer/tsan_interface.h>: __tsan_mutex_try_lock, __tsan_mutex_try_lock_failed).
-    static constexpr unsigned tsan_try_lock = 1u << 4;
-    static constexpr unsigned tsan_try_lock_failed = 1u << 5;
+    static constexpr unsigned tsan_try_lock = 1U << 4;
+    static constexpr unsigned tsan_try_lock_failed = 1U << 5;
     static constexpr std::uint32_t unlocked = 0;
     static constexpr std::uint32_t locked = 1;    // held, nobody sleeps on the word
     static constexpr std::uint32_t contended = 2; // held, a thread may sleep on the word
