@@ -157,11 +157,13 @@ def first_lines(text, n):
     return [line for line in text.splitlines() if line.strip()][:n]
 
 
-def build_relacy(args, scratch):
+def build_relacy(args, scratch, lock_only=False):
     exe = scratch / "bcast_relacy"
     opt = ["-O0", "-g"] if args.debug else [args.opt]
     quick_only = ["-DBCAST_RELACY_QUICK_ONLY"] if args.controls or args.mode == "quick" else []  # registry.hpp
-    cmd = [args.cxx, "-std=c++20", *opt, *quick_only, "-fno-sized-deallocation", "-fno-lifetime-dse", "-UNDEBUG", "-w",
+    # A mutant of bcast's own lock: only the lock's runs can reach it (scenarios.def, BCAST_RELACY_LOCK).
+    lock_runs = ["-DBCAST_RELACY_LOCK_ONLY"] if lock_only else []
+    cmd = [args.cxx, "-std=c++20", *opt, *quick_only, *lock_runs, "-fno-sized-deallocation", "-fno-lifetime-dse", "-UNDEBUG", "-w",
            "-I", str(scratch / "impl" / "include"), "-I", str(scratch / "spec" / "include"),
            str(scratch / "model_tests" / "relacy" / "main.cpp"), "-o", str(exe)]
     if os.path.normpath(args.relacy_include) not in ("/usr/include", "/usr/local/include"):
@@ -197,7 +199,7 @@ def run_relacy(args, entry):
         prepare(args.repo, entry, scratch, ("spec/include", "model_tests/relacy"))
     except AnchorError as e:
         return entry.name, "ERROR", "-", [f"edit does not apply: {e}"], time.time() - t0, None
-    exe, errors = build_relacy(args, scratch)
+    exe, errors = build_relacy(args, scratch, lock_only=entry.in_lock_only)
     if exe is None:
         return entry.name, "ERROR", "-", errors, time.time() - t0, None
     if entry.is_control:
