@@ -34,6 +34,7 @@
 
 #include "commands.hpp"
 #include "messages.hpp"
+#include "profiles.hpp"
 #include "runner.hpp"
 
 #ifndef BCAST_PROPERTY_SEQUENCES
@@ -42,15 +43,7 @@
 
 namespace bcast::prop::suite {
 
-
-// ---- generators ------------------------------------------------------------
-
-// How often each command appears, and commands every program starts with
-// (part of the property's setting: never shrunk away).
-struct profile {
-    std::vector<std::pair<unsigned, op>> weights;
-    std::vector<command> prefix;
-};
+// ---- generators (the profiles: profiles.hpp) ---------- ------------------------------------------------------------
 
 inline rc::Gen<program> programs(const profile& p) {
     std::vector<op> pool; // each op repeated by its weight; shrinking moves towards the front
@@ -65,80 +58,6 @@ inline rc::Gen<program> programs(const profile& p) {
             return result;
         },
         rc::gen::inRange(1, int(max_capacity) + 1), rc::gen::container<std::vector<command>>(one));
-}
-
-// Every command; the ones that end things (close, drops, create) rarer.
-inline profile conformance_profile() {
-    return {{{6, op::try_broadcast}, {6, op::try_recv},          {2, op::broadcast},       {2, op::broadcast_expired},
-             {2, op::recv},          {2, op::recv_expired},      {1, op::recv_throwing},   {3, op::clone_receiver},
-             {2, op::new_receiver},  {1, op::new_sender},        {1, op::clone_sender},    {1, op::drop_sender},
-             {1, op::drop_receiver}, {1, op::drop_inactive},     {2, op::deactivate},      {1, op::activate},
-             {1, op::activate_cloned}, {1, op::clone_inactive},  {3, op::set_capacity},    {3, op::set_overflow},
-             {2, op::set_await_active}, {1, op::close},          {1, op::create},          {1, op::len},
-             {1, op::is_empty},      {1, op::is_full},           {1, op::capacity},        {1, op::receiver_count},
-             {1, op::inactive_receiver_count}, {1, op::sender_count}, {1, op::is_closed},  {1, op::overflow},
-             {1, op::await_active},  {2, op::async_recv},        {2, op::async_broadcast}, {1, op::async_recv_cancelled},
-             {1, op::async_broadcast_cancelled}, {1, op::unread},   {1, op::missed},          {1, op::same_channel},
-             {2, op::try_messages},  {2, op::messages}},
-            {}};
-}
-
-// Overflow on from the start: many sends into small channels, receivers that
-// start at different places, shrinks; async sends get the evicted message too.
-inline profile overflow_profile() {
-    return {{{10, op::try_broadcast}, {2, op::broadcast},     {6, op::try_recv},      {2, op::recv},
-             {3, op::clone_receiver}, {2, op::new_receiver},  {1, op::drop_receiver}, {1, op::deactivate},
-             {1, op::activate_cloned}, {2, op::set_capacity}, {1, op::set_overflow},  {1, op::len},
-             {2, op::async_broadcast}, {2, op::async_recv}, {1, op::try_messages}},
-            {command{op::set_overflow, 0, 1}}};
-}
-
-// Lagging receivers: evictions and shrinks (including below len) mixed; the
-// lag report reaches async receives too (R-ASYNC-1), is announced by missed()
-// (R-QUERY-2) and is an item of the ranges (R-RECV-6).
-inline profile lag_profile() {
-    return {{{8, op::try_broadcast}, {4, op::set_capacity},  {6, op::try_recv},     {1, op::recv_expired},
-             {1, op::recv},          {3, op::clone_receiver}, {1, op::new_receiver}, {1, op::drop_receiver},
-             {2, op::set_overflow},  {1, op::deactivate},     {1, op::activate},     {2, op::async_recv},
-             {1, op::missed},        {1, op::unread},         {2, op::try_messages}, {1, op::messages}},
-            {command{op::set_overflow, 0, 1}}};
-}
-
-// Closing from every side: close(), last sender gone, last receiver gone;
-// sends, receives (async ones, and ranges that end at close, too) and new
-// handles afterwards.
-inline profile close_profile() {
-    return {{{6, op::try_broadcast},  {1, op::broadcast},      {1, op::broadcast_expired}, {6, op::try_recv},
-             {2, op::recv},           {1, op::recv_expired},   {2, op::close},             {2, op::drop_sender},
-             {1, op::clone_sender},   {1, op::new_sender},     {1, op::drop_receiver},     {1, op::drop_inactive},
-             {1, op::deactivate},     {1, op::activate},       {1, op::activate_cloned},   {2, op::new_receiver},
-             {2, op::clone_receiver}, {1, op::is_closed},      {1, op::set_capacity},      {1, op::set_overflow},
-             {1, op::set_await_active}, {2, op::async_recv},   {1, op::async_broadcast},   {1, op::async_recv_cancelled},
-             {1, op::async_broadcast_cancelled}, {2, op::messages}, {1, op::try_messages}},
-            {}};
-}
-
-// Lifetimes: everything that creates, moves, evicts, drops messages or the
-// handles that pin them, with an instance-counted message type; cancelled async
-// sends hand their message back (R-ASYNC-4).
-inline profile lifetimes_profile() {
-    return {{{8, op::try_broadcast}, {1, op::broadcast},       {1, op::broadcast_expired}, {5, op::try_recv},
-             {1, op::recv},          {1, op::recv_expired},    {3, op::clone_receiver},    {2, op::new_receiver},
-             {2, op::drop_receiver}, {2, op::deactivate},      {1, op::activate},          {1, op::activate_cloned},
-             {1, op::drop_inactive}, {1, op::drop_sender},     {1, op::clone_sender},      {3, op::set_capacity},
-             {3, op::set_overflow},  {1, op::close},           {1, op::create},            {1, op::async_recv},
-             {1, op::async_broadcast}, {1, op::async_recv_cancelled}, {2, op::async_broadcast_cancelled},
-             {1, op::try_messages},  {1, op::messages}},
-            {}};
-}
-
-// Exception safety: receives whose copy throws, with several receivers so
-// that copies (not moves) are made.
-inline profile exception_profile() {
-    return {{{8, op::recv_throwing}, {2, op::try_recv},     {4, op::clone_receiver}, {1, op::new_receiver},
-             {8, op::try_broadcast}, {2, op::set_overflow}, {1, op::set_capacity},   {1, op::drop_receiver},
-             {1, op::deactivate}},
-            {}};
 }
 
 // ---- running a property ------------------------------------------------------
@@ -189,7 +108,8 @@ void replay_one(const std::string& text, check_options options) {
     try {
         run.run(*prog);
     } catch (const mismatch& failure) {
-        FAIL() << "BCAST_REPLAY: the program fails:\n" << failure.what();
+        FAIL() << "BCAST_REPLAY: the program fails:\n"
+               << failure.what();
     }
     for (std::size_t i = 0; i < run.trace().size(); ++i) std::cout << "    " << i << ". " << run.trace()[i] << "\n";
     std::cout << "BCAST_REPLAY: ok" << std::endl;
@@ -247,29 +167,29 @@ void check_property(const profile& p, check_options options = {}) {
 
 // The six properties for one implementation family; `Name` becomes the
 // GoogleTest suite name (test Name.conformance, ...).
-#define BCAST_CONFORMANCE_SUITE(Name, Family)                                                                   \
-    /* Every command, every result compared with the model. */                                                 \
-    TEST(Name, conformance) {                                                                                  \
-        ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::conformance_profile());        \
-    }                                                                                                          \
-    /* The evicted message is the oldest; received + missed == sent since the receiver started. */             \
-    TEST(Name, overflow) {                                                                                     \
-        ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::overflow_profile());           \
-    }                                                                                                          \
-    /* overflowed(n) once, before anything newer, n exact after evictions and shrinks. */                      \
+#define BCAST_CONFORMANCE_SUITE(Name, Family) \
+    /* Every command, every result compared with the model. */ \
+    TEST(Name, conformance) { \
+        ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::conformance_profile()); \
+    } \
+    /* The evicted message is the oldest; received + missed == sent since the receiver started. */ \
+    TEST(Name, overflow) { \
+        ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::overflow_profile()); \
+    } \
+    /* overflowed(n) once, before anything newer, n exact after evictions and shrinks. */ \
     TEST(Name, lag) { ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::lag_profile()); } \
-    /* After close: drain exactly the pending messages, then closed forever; sends closed; no reopening. */    \
-    TEST(Name, close) {                                                                                        \
-        ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::close_profile());              \
-    }                                                                                                          \
-    /* Every message destroyed exactly once, as soon as no receiver can read it. */                            \
-    TEST(Name, lifetimes) {                                                                                    \
-        ::bcast::prop::suite::check_property<Family, ::bcast::prop::instrumented_message>(                     \
-            ::bcast::prop::suite::lifetimes_profile());                                                        \
-    }                                                                                                          \
-    /* A throwing copy in try_recv changes nothing; the retry delivers the same message. */                    \
-    TEST(Name, exception_safety) {                                                                             \
-        ::bcast::prop::suite::check_property<Family, ::bcast::prop::instrumented_message>(                     \
-            ::bcast::prop::suite::exception_profile());                                                        \
-    }                                                                                                          \
+    /* After close: drain exactly the pending messages, then closed forever; sends closed; no reopening. */ \
+    TEST(Name, close) { \
+        ::bcast::prop::suite::check_property<Family, int>(::bcast::prop::suite::close_profile()); \
+    } \
+    /* Every message destroyed exactly once, as soon as no receiver can read it. */ \
+    TEST(Name, lifetimes) { \
+        ::bcast::prop::suite::check_property<Family, ::bcast::prop::instrumented_message>( \
+            ::bcast::prop::suite::lifetimes_profile()); \
+    } \
+    /* A throwing copy in try_recv changes nothing; the retry delivers the same message. */ \
+    TEST(Name, exception_safety) { \
+        ::bcast::prop::suite::check_property<Family, ::bcast::prop::instrumented_message>( \
+            ::bcast::prop::suite::exception_profile()); \
+    } \
     static_assert(true, "")
