@@ -2,7 +2,7 @@
 # Script mode (ctest style.spdx, see bcast_style.cmake): every tracked source
 # file carries the project's licence line within its first two lines (after a
 # #! line), so a file copied out of the tree still says under what terms.
-# Prose and data (Markdown, SVG, JSON, the fuzz corpus, lock files, the licence
+# Prose and data (Markdown, SVG, JSON and JSON Lines, the fuzz corpus, lock files, the licence
 # texts themselves) are covered by the LICENSE files and are not checked.
 set(expected "SPDX-License-Identifier: MIT OR Apache-2.0")
 execute_process(COMMAND ${GIT_EXECUTABLE} ls-files WORKING_DIRECTORY ${SOURCE_DIR}
@@ -15,7 +15,7 @@ set(missing "")
 set(checked 0)
 foreach(file IN LISTS tracked)
     get_filename_component(name ${file} NAME)
-    if(file MATCHES "\\.(md|svg|json|lock)$" OR file MATCHES "^LICENSE" OR file MATCHES "/corpus/"
+    if(file MATCHES "\\.(md|svg|json|jsonl|lock)$" OR file MATCHES "^LICENSE" OR file MATCHES "/corpus/"
        OR (file MATCHES "\\.txt$" AND NOT name STREQUAL "CMakeLists.txt"))
         continue()
     endif()

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! bcast-trace-driver: replays bcast's portable traces (docs/traces.md) on
+//! async-broadcast 0.4.1, and shows the senders it strands.
+//!
+//!   bcast-trace-driver replay TRACES [RESULTS]   results in the same format (stdout without RESULTS)
+//!   bcast-trace-driver stranded                  the threaded reproducers of docs/traces.md
+//!
+//! replay exits 2 with "FILE:LINE: what" on bad input (malformed JSON, an
+//! unknown operation, a handle that does not exist or is of the wrong kind).
+//! An operation 0.4.1 does not have is answered {"unsupported":true}.
+//! A blocking call is polled once: in a single-threaded trace nothing else
+//! could wake it, so a pending poll is answered {"blocked":true}.
+
+use std::collections::HashMap;
+use std::fs;
+use std::future::Future;
+use std::io::{self, BufWriter, Write};
+use std::pin::Pin;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::task::{Context, Poll};
+use std::thread;
+use std::time::Duration;
+
+use async_broadcast::{broadcast, InactiveReceiver, Receiver, RecvError, Sender, TryRecvError, TrySendError};
+use serde_json::{json, Map, Value};
+
+const IMPLEMENTATION: &str = "async-broadcast 0.4.1";
+
+enum Handle {
+    Sender(Sender<i64>),
+    Receiver(Receiver<i64>),
+    Inactive(InactiveReceiver<i64>),
+}
+
+impl Handle {
+    fn kind(&self) -> &'static str {
+        match self {
+            Handle::Sender(_) => "a sender",
+            Handle::Receiver(_) => "a receiver",
+            Handle::Inactive(_) => "an inactive receiver",
+        }
+    }
+}
+
+// A channel-wide call on any kind of handle (R-QUERY-1).
+macro_rules! on_any {
+    ($handle:expr, $h:ident => $body:expr) => {
+        match $handle {
+            Handle::Sender($h) => $body,
+            Handle::Receiver($h) => $body,
+            Handle::Inactive($h) => $body,
+        }
+    };
+}
+
+/// Polls a future once with a waker that only records being called.
+/// Some(output) if it completed, None if it is pending.
+fn poll_once<F: Future + Unpin>(future: &mut F) -> Option<F::Output> {
+    let waker = waker_fn::waker_fn(|| {});
+    let mut cx = Context::from_waker(&waker);
+    match Pin::new(future).poll(&mut cx) {
+        Poll::Ready(output) => Some(output),
+        Poll::Pending => None,
+    }
+}
+
+fn ok() -> Value {
+    json!({"ok": true})
+}
+
+fn send_result(r: Result<Option<i64>, TrySendError<i64>>) -> Value {
+    match r {
+        Ok(None) => ok(),
+        Ok(Some(evicted)) => json!({"ok": true, "evicted": evicted}),
+        Err(TrySendError::Full(m)) => json!({"error": "full", "message": m}),
+        Err(TrySendError::Closed(m)) => json!({"error": "closed", "message": m}),
+        Err(TrySendError::Inactive(m)) => json!({"error": "inactive", "message": m}),
+    }
+}
+
+fn recv_result(r: Result<i64, TryRecvError>) -> Value {
+    match r {
+        Ok(m) => json!({"ok": true, "message": m}),
+        Err(TryRecvError::Overflowed(n)) => json!({"error": "overflowed", "missed": n}),
+        Err(TryRecvError::Empty) => json!({"error": "empty"}),
+        Err(TryRecvError::Closed) => json!({"error": "closed"}),
+    }
+}
+
+struct Replayer<'a> {
+    source: &'a str,
+    line: usize,
+    handles: HashMap<u64, Handle>,
+    in_trace: bool,
+}
+
+impl<'a> Replayer<'a> {
+    fn fail<T>(&self, what: impl Into<String>) -> Result<T, String> {
+        Err(format!("{}:{}: {}", self.source, self.line, what.into()))
+    }
+
+    fn field<'v>(&self, o: &'v Map<String, Value>, key: &str) -> Result<&'v Value, String> {
+        match o.get(key) {
+            Some(v) => Ok(v),
+            None => self.fail(format!("missing \"{key}\"")),
+        }
+    }
+
+    fn number(&self, o: &Map<String, Value>, key: &str) -> Result<u64, String> {
+        match self.field(o, key)?.as_u64() {
+            Some(n) => Ok(n),
+            None => self.fail(format!("\"{key}\" must be a non-negative integer")),
+        }
+    }
+
+    fn take(&mut self, id: u64) -> Result<Handle, String> {
+        match self.handles.remove(&id) {
+            Some(h) => Ok(h),
+            None => self.fail(format!("handle {id} does not exist (never made, or dropped)")),
+        }
+    }
+
+    fn get(&self, id: u64) -> Result<&Handle, String> {
+        match self.handles.get(&id) {
+            Some(h) => Ok(h),
+            None => self.fail(format!("handle {id} does not exist (never made, or dropped)")),
+        }
+    }
+
+    fn wrong_kind<T>(&self, id: u64, h: &Handle, op: &str, wanted: &str) -> Result<T, String> {
+        self.fail(format!("handle {id} is {}; \"{op}\" needs {wanted}", h.kind()))
+    }
+
+    fn sender(&self, id: u64, op: &str) -> Result<&Sender<i64>, String> {
+        match self.get(id)? {
+            Handle::Sender(s) => Ok(s),
+            h => self.wrong_kind(id, h, op, "a sender"),
+        }
+    }
+
+    fn receiver(&mut self, id: u64, op: &str) -> Result<&mut Receiver<i64>, String> {
+        let kind = self.get(id)?.kind();
+        if kind != "a receiver" {
+            return self.fail(format!("handle {id} is {kind}; \"{op}\" needs a receiver"));
+        }
+        match self.handles.get_mut(&id) {
+            Some(Handle::Receiver(r)) => Ok(r),
+            _ => unreachable!("checked to be a receiver"),
+        }
+    }
+
+    fn inactive(&self, id: u64, op: &str) -> Result<&InactiveReceiver<i64>, String> {
+        match self.get(id)? {
+            Handle::Inactive(i) => Ok(i),
+            h => self.wrong_kind(id, h, op, "an inactive receiver"),
+        }
+    }
+
+    fn add(&mut self, o: &Map<String, Value>, h: Handle) -> Result<Value, String> {
+        let id = self.number(o, "new")?;
+        if self.handles.contains_key(&id) {
+            return self.fail(format!("\"new\" names handle {id}, which is alive"));
+        }
+        self.handles.insert(id, h);
+        Ok(ok())
+    }
+
+    fn header(&mut self, o: &Map<String, Value>) -> Result<Value, String> {
+        if o.get("format").and_then(Value::as_str) != Some("bcast-trace") {
+            return self.fail("\"format\" must be \"bcast-trace\"");
+        }
+        if o.get("version").and_then(Value::as_i64) != Some(1) {
+            return self.fail(format!("unsupported version {} (this driver reads version 1)", o.get("version").unwrap_or(&Value::Null)));
+        }
+        self.number(o, "trace")?;
+        let capacity = self.number(o, "capacity")?;
+        if capacity == 0 {
+            return self.fail("\"capacity\" must be at least 1");
+        }
+        self.handles.clear(); // the previous trace's channel goes with its handles
+        let (s, r) = broadcast::<i64>(capacity as usize);
+        self.handles.insert(0, Handle::Sender(s));
+        self.handles.insert(1, Handle::Receiver(r));
+        self.in_trace = true;
+        let mut out = o.clone();
+        out.insert("implementation".into(), Value::from(IMPLEMENTATION));
+        Ok(Value::Object(out))
+    }
+
+    fn step(&mut self, o: &Map<String, Value>) -> Result<Value, String> {
+        if !self.in_trace {
+            return self.fail("a step before any trace header");
+        }
+        let op = match self.field(o, "op")?.as_str() {
+            Some(op) => op.to_string(),
+            None => return self.fail("\"op\" must be a string"),
+        };
+        let id = self.number(o, "handle")?;
+        let result = self.run(&op, id, o)?;
+        let mut out = o.clone();
+        out.insert("result".into(), result);
+        Ok(Value::Object(out))
+    }
+
+    fn message(&self, o: &Map<String, Value>) -> Result<i64, String> {
+        match self.field(o, "message")?.as_i64() {
+            Some(m) => Ok(m),
+            None => self.fail("\"message\" must be an integer"),
+        }
+    }
+
+    fn flag(&self, o: &Map<String, Value>) -> Result<bool, String> {
+        match self.field(o, "arg")?.as_bool() {
+            Some(b) => Ok(b),
+            None => self.fail("\"arg\" must be true or false"),
+        }
+    }
+
+    fn run(&mut self, op: &str, id: u64, o: &Map<String, Value>) -> Result<Value, String> {
+        Ok(match op {
+            "try_broadcast" => {
+                let m = self.message(o)?;
+                send_result(self.sender(id, op)?.try_broadcast(m))
+            }
+            "broadcast" => {
+                let m = self.message(o)?;
+                let mut send = self.sender(id, op)?.broadcast(m);
+                match poll_once(&mut send) {
+                    Some(Ok(None)) => ok(),
+                    Some(Ok(Some(evicted))) => json!({"ok": true, "evicted": evicted}),
+                    Some(Err(e)) => json!({"error": "closed", "message": e.0}), // 0.4.1's SendError: closed only
+                    None => json!({"blocked": true}),
+                }
+            }
+            "try_recv" => recv_result(self.receiver(id, op)?.try_recv()),
+            "recv" => {
+                let mut recv = self.receiver(id, op)?.recv();
+                match poll_once(&mut recv) {
+                    Some(Ok(m)) => json!({"ok": true, "message": m}),
+                    Some(Err(RecvError::Overflowed(n))) => json!({"error": "overflowed", "missed": n}),
+                    Some(Err(RecvError::Closed)) => json!({"error": "closed"}),
+                    None => json!({"blocked": true}),
+                }
+            }
+            "clone_receiver" => {
+                let r = self.receiver(id, op)?.clone();
+                self.add(o, Handle::Receiver(r))?
+            }
+            "new_receiver" => {
+                let r = match self.get(id)? {
+                    Handle::Sender(s) => s.new_receiver(),
+                    Handle::Receiver(r) => r.new_receiver(),
+                    h => return self.wrong_kind(id, h, op, "a sender or a receiver"),
+                };
+                self.add(o, Handle::Receiver(r))?
+            }
+            "new_sender" => {
+                let s = self.receiver(id, op)?.new_sender();
+                self.add(o, Handle::Sender(s))?
+            }
+            "clone_sender" => {
+                let s = self.sender(id, op)?.clone();
+                self.add(o, Handle::Sender(s))?
+            }
+            "drop_sender" | "drop_receiver" | "drop_inactive" => {
+                let wanted = match op {
+                    "drop_sender" => "a sender",
+                    "drop_receiver" => "a receiver",
+                    _ => "an inactive receiver",
+                };
+                let h = self.get(id)?;
+                if h.kind() != wanted {
+                    return self.wrong_kind(id, h, op, wanted);
+                }
+                drop(self.take(id)?);
+                ok()
+            }
+            "deactivate" => {
+                self.receiver(id, op)?;
+                match self.take(id)? {
+                    Handle::Receiver(r) => self.add(o, Handle::Inactive(r.deactivate()))?,
+                    _ => unreachable!("checked to be a receiver"),
+                }
+            }
+            "activate" => {
+                self.inactive(id, op)?;
+                match self.take(id)? {
+                    Handle::Inactive(i) => self.add(o, Handle::Receiver(i.activate()))?,
+                    _ => unreachable!("checked to be an inactive receiver"),
+                }
+            }
+            "activate_cloned" => {
+                let r = self.inactive(id, op)?.activate_cloned();
+                self.add(o, Handle::Receiver(r))?
+            }
+            "clone_inactive" => {
+                let i = self.inactive(id, op)?.clone();
+                self.add(o, Handle::Inactive(i))?
+            }
+            "set_capacity" => {
+                let n = match self.field(o, "arg")?.as_u64() {
+                    Some(n) => n as usize,
+                    None => return self.fail("\"arg\" must be a non-negative integer"),
+                };
+                self.get(id)?;
+                on_any!(self.handles.get_mut(&id).unwrap(), h => h.set_capacity(n));
+                ok()
+            }
+            "set_overflow" => {
+                let b = self.flag(o)?;
+                self.get(id)?;
+                on_any!(self.handles.get_mut(&id).unwrap(), h => h.set_overflow(b));
+                ok()
+            }
+            "close" => json!({"value": on_any!(self.get(id)?, h => h.close())}),
+            "len" => json!({"value": on_any!(self.get(id)?, h => h.len())}),
+            "is_empty" => json!({"value": on_any!(self.get(id)?, h => h.is_empty())}),
+            "is_full" => json!({"value": on_any!(self.get(id)?, h => h.is_full())}),
+            "capacity" => json!({"value": on_any!(self.get(id)?, h => h.capacity())}),
+            "receiver_count" => json!({"value": on_any!(self.get(id)?, h => h.receiver_count())}),
+            "inactive_receiver_count" => json!({"value": on_any!(self.get(id)?, h => h.inactive_receiver_count())}),
+            "sender_count" => json!({"value": on_any!(self.get(id)?, h => h.sender_count())}),
+            "is_closed" => json!({"value": on_any!(self.get(id)?, h => h.is_closed())}),
+            "overflow" => json!({"value": on_any!(self.get(id)?, h => h.overflow())}),
+            // Operations 0.4.1 does not have (await_active came in 0.5.0), and
+            // bcast's extensions: answered, never dropped.
+            "set_await_active" | "await_active" | "broadcast_expired" | "recv_expired" | "unread" | "missed"
+            | "same_channel" => {
+                self.get(id)?;
+                json!({"unsupported": true})
+            }
+            _ => return self.fail(format!("unknown operation \"{op}\"")),
+        })
+    }
+}
+
+fn replay(input: &str, source: &str, out: &mut dyn Write) -> Result<(), String> {
+    let mut r = Replayer { source, line: 0, handles: HashMap::new(), in_trace: false };
+    for (n, text) in input.lines().enumerate() {
+        r.line = n + 1;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let value: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => return r.fail(format!("not JSON: {e}")),
+        };
+        let o = match value.as_object() {
+            Some(o) => o,
+            None => return r.fail("a line must be a JSON object"),
+        };
+        let written = if o.contains_key("format") { r.header(o)? } else { r.step(o)? };
+        writeln!(out, "{written}").map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+// ---- the stranded senders (docs/traces.md) ---------------------------------------
+
+/// Sets `parked` once the inner future has returned Pending (its listener is registered).
+struct Parked<F> {
+    inner: F,
+    parked: Arc<AtomicBool>,
+}
+
+impl<F: Future + Unpin> Future for Parked<F> {
+    type Output = F::Output;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let result = Pin::new(&mut self.inner).poll(cx);
+        if result.is_pending() {
+            self.parked.store(true, Ordering::SeqCst); // read by the main thread before it makes the change
+        }
+        result
+    }
+}
+
+/// How long the reproducer waits for the woken sender before calling it stranded.
+const BOUND: Duration = Duration::from_secs(1);
+
+/// `tx` sends 99 in a thread until it waits; then `change` runs; then the
+/// sender has BOUND to finish. Also, without a clock: a second send, polled
+/// by hand once the thread waits, says whether the change notified its waker.
+/// Returns (finished in time, waker notified). `closer` closes the channel
+/// afterwards so the thread always ends.
+fn waits_after(tx: Sender<i64>, closer: &Sender<i64>, change: impl FnOnce()) -> (bool, bool) {
+    let probe_sender = tx.clone();
+    let parked = Arc::new(AtomicBool::new(false));
+    let seen = parked.clone();
+    let (done_tx, done_rx) = mpsc::channel();
+    let worker = thread::spawn(move || {
+        let result = futures_lite::future::block_on(Parked { inner: tx.broadcast(99), parked: seen });
+        let _ = done_tx.send(result.is_ok());
+    });
+    while !parked.load(Ordering::SeqCst) {
+        thread::yield_now(); // until the sender's listener is registered: no sleep decides the order
+    }
+    // The probe waits behind the thread (listeners are served in order), so a
+    // notify(1) reaches the thread; a notify to all reaches the probe too.
+    let notified = Arc::new(AtomicBool::new(false));
+    let flag = notified.clone();
+    let waker = waker_fn::waker_fn(move || flag.store(true, Ordering::SeqCst));
+    let mut cx = Context::from_waker(&waker);
+    let mut probe = probe_sender.broadcast(98);
+    let probe_waits = Pin::new(&mut probe).poll(&mut cx).is_pending();
+    change();
+    let finished = done_rx.recv_timeout(BOUND).is_ok();
+    let woken = probe_waits && notified.load(Ordering::SeqCst);
+    drop(probe);
+    closer.close(); // releases a stranded sender: close wakes everyone (R-CLOSE-6)
+    worker.join().expect("the sender thread panicked");
+    (finished, woken)
+}
+
+fn report(rule: &str, what: &str, (finished, woken): (bool, bool)) -> bool {
+    let stranded = !finished && !woken;
+    println!(
+        "{rule}: {what}: {IMPLEMENTATION}: sender {} after {} ms, waker {}: {}",
+        if finished { "finished" } else { "still waiting" },
+        BOUND.as_millis(),
+        if woken { "notified" } else { "not notified" },
+        if stranded {
+            "STRANDED, as docs/traces.md documents (the spec says it must go on)"
+        } else {
+            "went on: the divergence table is wrong about this version"
+        }
+    );
+    stranded
+}
+
+fn stranded() -> bool {
+    let mut as_documented = true;
+    {
+        // The control: a wakeup upstream does make (a receive frees the only
+        // slot, R-WAKE-1), so this harness can tell a woken sender from a stranded one.
+        let (s, r) = broadcast::<i64>(1);
+        s.try_broadcast(0).unwrap();
+        let mut reader = r.clone();
+        drop(r);
+        let outcome = waits_after(s.clone(), &s, || {
+            reader.try_recv().unwrap();
+        });
+        let went_on = outcome.0 || outcome.1;
+        println!(
+            "control: try_recv frees the slot of a full channel: {IMPLEMENTATION}: sender {}, waker {}: {}",
+            if outcome.0 { "finished" } else { "still waiting" },
+            if outcome.1 { "notified" } else { "not notified" },
+            if went_on { "went on, as it must (the harness sees a wakeup)" } else { "STRANDED: the harness is broken" }
+        );
+        as_documented &= went_on;
+    }
+    {
+        // R-CAP-4: a full channel of capacity 1 grows to 2 while a sender waits.
+        let (s, r) = broadcast::<i64>(1);
+        s.try_broadcast(0).unwrap();
+        let mut setter = s.clone();
+        as_documented &= report("R-CAP-4", "set_capacity(2) on a full channel of capacity 1", waits_after(s.clone(), &s, || setter.set_capacity(2)));
+        drop(r);
+    }
+    {
+        // R-OVF-4: overflow turned on while a sender waits on a full channel.
+        let (s, r) = broadcast::<i64>(1);
+        s.try_broadcast(0).unwrap();
+        let mut setter = s.clone();
+        as_documented &= report("R-OVF-4", "set_overflow(true) on a full channel", waits_after(s.clone(), &s, || setter.set_overflow(true)));
+        drop(r);
+    }
+    {
+        // R-LIFE-6: the only receiver is inactive; new_receiver() makes an active one.
+        let (s, r) = broadcast::<i64>(1);
+        let inactive = r.deactivate();
+        let mut made = None;
+        as_documented &= report("R-LIFE-6", "new_receiver() while only an inactive receiver exists", waits_after(s.clone(), &s, || made = Some(s.new_receiver())));
+        drop((made, inactive));
+    }
+    println!("R-ACT-3: set_await_active(false) while a sender waits for an active receiver: {IMPLEMENTATION}: unsupported (no set_await_active before 0.5.0)");
+    as_documented
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("replay") if args.len() == 2 || args.len() == 3 => {
+            let input = match fs::read_to_string(&args[1]) {
+                Ok(text) => text,
+                Err(e) => {
+                    eprintln!("bcast-trace-driver: cannot read {}: {e}", args[1]);
+                    return ExitCode::from(2);
+                }
+            };
+            let mut out: Box<dyn Write> = match args.get(2) {
+                Some(path) => match fs::File::create(path) {
+                    Ok(f) => Box::new(BufWriter::new(f)),
+                    Err(e) => {
+                        eprintln!("bcast-trace-driver: cannot write {path}: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+                None => Box::new(BufWriter::new(io::stdout())),
+            };
+            if let Err(e) = replay(&input, &args[1], out.as_mut()).and_then(|()| out.flush().map_err(|e| e.to_string())) {
+                eprintln!("bcast-trace-driver: {e}");
+                return ExitCode::from(2);
+            }
+            ExitCode::SUCCESS
+        }
+        Some("stranded") if args.len() == 1 => {
+            if stranded() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        _ => {
+            eprintln!("usage: bcast-trace-driver replay TRACES [RESULTS]\n       bcast-trace-driver stranded");
+            ExitCode::from(2)
+        }
+    }
+}

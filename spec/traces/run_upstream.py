@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""async-broadcast through bench/trace_driver (docs/traces.md).
+
+  run_upstream.py verdict   --tool BCAST_TRACE --work DIR [--count N] [--seed S]
+  run_upstream.py stranded  --work DIR
+  run_upstream.py bad-input --tool BCAST_TRACE [--work DIR]
+
+Builds the Rust driver offline from Debian's crate sources, then either
+replays N generated traces on async-broadcast 0.4.1 and checks them against
+the divergence table (bcast-trace check: every difference must be documented),
+or runs the stranded-sender reproducers. Where cargo or the crates are
+missing it says so and exits 77, which ctest reports as skipped.
+bad-input runs bcast-trace replay (and, with --work, the driver, in verdict
+mode too) on every file of tests/bad/: each must fail with exit 2 and an error
+naming its file and line.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DRIVER = os.path.join(HERE, "..", "..", "bench", "trace_driver")
+REGISTRY = "/usr/share/cargo/registry"
+CRATES = ["async-broadcast-0.4.1", "futures-lite-1.12.0", "serde_json-1.0.87", "waker-fn-1.1.0"]
+SKIP = 77
+BAD = os.path.join(HERE, "tests", "bad")
+# The line each file of tests/bad/ is wrong at.
+BAD_LINES = {"truncated.jsonl": 2, "unknown-operation.jsonl": 3, "no-such-handle.jsonl": 2,
+             "dropped-handle.jsonl": 3, "wrong-kind.jsonl": 2, "step-before-header.jsonl": 1}
+
+
+def build_driver(target_dir):
+    missing = [] if shutil.which("cargo") else ["cargo"]
+    missing += [os.path.join(REGISTRY, c) for c in CRATES if not os.path.isdir(os.path.join(REGISTRY, c))]
+    if missing:
+        print("bcast: SKIPPED: async-broadcast cannot be built here; missing: " + ", ".join(missing) +
+              ". Debian: apt-get install cargo rustc librust-async-broadcast-dev librust-futures-lite-dev "
+              "librust-serde-json-dev (bash .ci/install-deps.sh test installs them)")
+        sys.exit(SKIP)
+    env = dict(os.environ, CARGO_TARGET_DIR=target_dir)
+    subprocess.run(["cargo", "build", "--release", "--offline", "--locked", "--quiet"], cwd=DRIVER, env=env, check=True)
+    return os.path.join(target_dir, "release", "bcast-trace-driver")
+
+
+def bad_input_named(command, label):
+    """Every bad file fails with exit 2 and names FILE:LINE."""
+    problems = []
+    for name, line in sorted(BAD_LINES.items()):
+        path = os.path.join(BAD, name)
+        proc = subprocess.run(command + [path], capture_output=True, text=True)
+        where = f"{path}:{line}:"
+        said = proc.stderr.strip().splitlines()[-1:] or [""]
+        if proc.returncode != 2 or where not in proc.stderr:
+            problems.append(f"{label} on {name}: exit {proc.returncode}, said {said[0]!r}; wanted exit 2 naming {where}")
+        else:
+            print(f"{label} on {name}: {said[0]}")
+    for p in problems:
+        print("FAIL: " + p)
+    return 1 if problems else 0
+
+
+def run(args):
+    print("+ " + " ".join(args), flush=True)
+    return subprocess.run(args).returncode
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("what", choices=["verdict", "stranded", "bad-input"])
+    parser.add_argument("--tool")
+    parser.add_argument("--work")
+    parser.add_argument("--count", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=2026)
+    options = parser.parse_args()
+    if options.what == "bad-input":
+        return bad_input_named([options.tool, "replay"], "bcast-trace replay")
+    os.makedirs(options.work, exist_ok=True)
+    driver = build_driver(os.path.join(options.work, "cargo-target"))
+    if options.what == "stranded":
+        return run([driver, "stranded"])
+    if bad_input_named([driver, "replay"], "bcast-trace-driver replay") != 0:
+        return 1
+    traces = os.path.join(options.work, "traces.jsonl")
+    results = os.path.join(options.work, "results.jsonl")
+    for step in ([options.tool, "generate", "--seed", str(options.seed), "--count", str(options.count),
+                  "--target", "async-broadcast", "-o", traces],
+                 [driver, "replay", traces, results],
+                 [options.tool, "check", traces, results, "--minimise-with", driver + " replay"]):
+        status = run(step)
+        if status != 0:
+            return status
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
