@@ -18,6 +18,10 @@ build the checker against the copy, run it and require it to FAIL.
             (BCAST_PROPERTY_CHECKS=named); killed = a property fails in the
             first run. The unmutated code runs first the same way and must
             pass, so a kill cannot come from the setup.
+  traces    every channel mutant against the portable traces alone
+            (docs/traces.md): bcast-trace built on the mutated copy replays
+            2000 generated traces and checks them strictly; the mutants the
+            property tests kill must be killed, the concurrent ones may survive.
   --controls  the controls in mutants.py instead, under Relacy with
             --keep-going: each must fail exactly the suites it lists.
 
@@ -25,7 +29,7 @@ Every mode prints its table, on success too, and writes it to
 <work>/<checker>-table.txt. Exit status 0 iff every mutant is killed (every
 control as expected).
 
-    python3 model_tests/mutants/run_mutants.py [--checker all|relacy|property]
+    python3 model_tests/mutants/run_mutants.py [--checker all|relacy|property|generated|traces]
         [--controls] [--mode quick|normal|thorough] [--jobs N] [--debug]
         [--work DIR] [NAME ...]
     python3 model_tests/mutants/run_mutants.py --list           # name kind killer
@@ -417,6 +421,93 @@ def generated_table(args):
     return 1 if bad else 0
 
 
+# ---- portable traces -------------------------------------------------------------------
+# Every channel mutant against the trace checker alone (docs/traces.md): bcast-trace
+# built on the mutated copy generates traces on the spec model, replays them on the
+# mutated channel and checks strictly. A trace has one thread, so the concurrent
+# mutants are expected to survive; the single-threaded ones (those the property
+# tests kill) must be killed. The unmutated code runs first and must agree.
+TRACES = "traces"
+TRACE_COUNT = 2000
+TRACE_TIMEOUT_S = 600
+FIRST_DIFFERENCE = re.compile(r"^trace (\d+) \(profile (\w+)\), step (\d+) .*?: (\w+)\n.*\n.*\n  rule: (R-[A-Z]+-\d+)", re.M)
+
+
+def run_traces_checker(args, entry):
+    """entry None: the unmutated code. -> (name, status, first difference, traces differing, seconds)"""
+    t0 = time.time()
+    name = UNMUTATED if entry is None else entry.name
+    scratch = pathlib.Path(args.work) / TRACES / ("unmutated" if entry is None else entry.name)
+    try:
+        prepare(args.repo, entry, scratch)
+    except AnchorError as e:
+        return name, "ERROR", f"edit does not apply: {e}", 0, time.time() - t0
+    repo = pathlib.Path(args.repo)
+    exe = scratch / "bcast-trace"
+    cmd = [args.cxx, "-std=c++20", "-O1", "-DNDEBUG", "-w", f"-I{scratch / 'impl' / 'include'}",
+           f"-I{repo / 'spec' / 'include'}", f"-I{repo / 'property_tests' / 'include'}",
+           f"-I{repo / 'spec' / 'traces' / 'include'}", f"-I{repo / 'impl' / 'tests' / 'support'}",
+           str(repo / "spec" / "traces" / "bcast_trace.cpp"), "-o", str(exe), "-pthread"]
+    b = subprocess.run(cmd, capture_output=True, text=True)
+    if b.returncode != 0:
+        return name, "ERROR", "does not build: " + (b.stderr.splitlines() or [""])[-1], 0, time.time() - t0
+    traces, results = scratch / "traces.jsonl", scratch / "results.jsonl"
+    try:
+        subprocess.run([str(exe), "generate", "--seed", "1", "--count", str(TRACE_COUNT), "-o", str(traces)],
+                       check=True, capture_output=True, timeout=TRACE_TIMEOUT_S)
+        # A blocking call the mutant makes wait answers "blocked" after 20 ms (a difference), not 5 s.
+        r = subprocess.run([str(exe), "replay", str(traces), "-o", str(results), "--block-ms", "20"],
+                           capture_output=True, text=True,
+                           timeout=TRACE_TIMEOUT_S)
+        if r.returncode != 0:
+            status = "FAILED" if entry is None else "KILLED"
+            return name, status, f"replay failed (exit {r.returncode}): {r.stderr.strip()[:80]}", 0, time.time() - t0
+        c = subprocess.run([str(exe), "check", "--strict", "--show", "1", str(traces), str(results)],
+                           capture_output=True, text=True, timeout=TRACE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return name, "TIMEOUT" if entry is None else "KILLED", "timeout", 0, time.time() - t0
+    (scratch / "check.log").write_text(c.stdout + c.stderr)
+    differed = re.search(r"(\d+) differed", c.stdout)
+    n = int(differed.group(1)) if differed else 0
+    if c.returncode == 0:
+        return name, "PASSED" if entry is None else "SURVIVED", "-", 0, time.time() - t0
+    first = FIRST_DIFFERENCE.search(c.stdout)
+    what = (f"{first.group(5)}: trace {first.group(1)} ({first.group(2)}) step {first.group(3)}, {first.group(4)}"
+            if first else f"check exit {c.returncode}")
+    return name, "FAILED" if entry is None else "KILLED", what, n, time.time() - t0
+
+
+def traces_table(args):
+    entries = [None] + [m for m in sorted(registry.MUTANTS, key=lambda m: m.name)
+                        if not m.is_control and not m.in_lock_only and (not args.names or m.name in args.names)]
+    jobs = args.jobs or (os.cpu_count() or 1)
+    print(f"{len(entries) - 1} mutants + the unmutated code against {TRACE_COUNT} portable traces (seed 1), "
+          f"{jobs} jobs", flush=True)
+    t0 = time.time()
+    results = []
+    with cf.ThreadPoolExecutor(jobs) as pool:
+        for f in cf.as_completed([pool.submit(run_traces_checker, args, e) for e in entries]):
+            res = f.result()
+            results.append(res)
+            print(f"  {TRACES} {res[0]}: {res[1]} ({res[4]:.0f} s)", flush=True)
+    results.sort(key=lambda r: (r[0] != UNMUTATED, r[0]))
+    must = {m.name for m in registry.MUTANTS if registry.PROPERTY in m.killers}
+    w = max(len(r[0]) for r in results)
+    lines = [f"{'mutant':<{w}}  {'status':<8}  {'traces differing':>16}  {'must':>4}  first difference (rule: where)",
+             f"{'-' * w}  {'-' * 8}  {'-' * 16}  {'-' * 4}  {'-' * 40}"]
+    for name, status, what, n, _ in results:
+        lines.append(f"{name:<{w}}  {status:<8}  {n:>16}  {'yes' if name in must else '':>4}  {what}")
+    print()
+    emit(args, lines, "traces-table.txt")
+    bad = sum(1 for r in results if (r[0] == UNMUTATED and r[1] != "PASSED") or (r[0] in must and r[1] != "KILLED")
+              or r[1] == "ERROR")
+    killed = sum(1 for r in results[1:] if r[1] == "KILLED")
+    print(f"\n{killed}/{len(results) - 1} killed by the traces alone (the single-threaded ones must be: "
+          f"{sum(1 for r in results if r[0] in must)} here); unmutated: {results[0][1]}; {bad} not as required; "
+          f"{time.time() - t0:.0f} s")
+    return 1 if bad else 0
+
+
 # ---- the table ---------------------------------------------------------------------
 
 def parse_args():
@@ -424,9 +515,10 @@ def parse_args():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", default=str(HERE.parent.parent))
     ap.add_argument("--work", default=None, help="scratch dir (default: <repo>/build/mutants)")
-    ap.add_argument("--checker", default="all", choices=["all", registry.RELACY, registry.PROPERTY, GENERATED],
+    ap.add_argument("--checker", default="all", choices=["all", registry.RELACY, registry.PROPERTY, GENERATED, TRACES],
                     help="run only this checker's part of the table (default: every checker each mutant lists); "
-                         f"'{GENERATED}': every mutant against the generated Relacy scenarios alone")
+                         f"'{GENERATED}': every mutant against the generated Relacy scenarios alone; "
+                         f"'{TRACES}': every channel mutant against the portable traces alone (docs/traces.md)")
     ap.add_argument("--budget", type=int, default=1000,
                     help=f"--checker {GENERATED}: at most this many generated scenarios per mutant (seed 1 on)")
     ap.add_argument("--controls", action="store_true",
@@ -491,6 +583,8 @@ def main():
         return check_anchors(args, selected)
     if args.checker == GENERATED:
         return generated_table(args)
+    if args.checker == TRACES:
+        return traces_table(args)
 
     if args.controls:
         relacy_entries, property_entries = [m for m in selected if m.is_control], []
