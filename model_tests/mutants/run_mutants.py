@@ -389,22 +389,35 @@ def run_generated_checker(args, entry):
             replay.group(1).replace("bcast_relacy_generated", str(exe), 1) if replay else None)
 
 
+def channel_mutants(args):
+    """None (the unmutated code) and the channel's own mutants: the lock's are left out
+    (the generated scenarios and the traces run the channel on another lock, or none)."""
+    return [None] + [m for m in sorted(registry.MUTANTS, key=lambda m: m.name)
+                     if not m.is_control and not m.in_lock_only and (not args.names or m.name in args.names)]
+
+
+def run_each(entries, run, jobs, describe):
+    """run(entry) for every entry on `jobs` threads, printing describe(result) as each ends;
+    the results sorted with the unmutated code first."""
+    results = []
+    with cf.ThreadPoolExecutor(jobs) as pool:
+        for f in cf.as_completed([pool.submit(run, e) for e in entries]):
+            res = f.result()
+            results.append(res)
+            print("  " + describe(res), flush=True)
+    return sorted(results, key=lambda r: (r[0] != UNMUTATED, r[0]))
+
+
 def generated_table(args):
     # The lock's own mutants are left out: the generated scenarios run the
     # channel on Relacy's mutex, so they cannot reach bcast's futex lock.
-    entries = [None] + [m for m in sorted(registry.MUTANTS, key=lambda m: m.name)
-                        if not m.is_control and not m.in_lock_only and (not args.names or m.name in args.names)]
+    entries = channel_mutants(args)
     jobs = args.jobs or min(4, os.cpu_count() or 1)
     print(f"{len(entries) - 1} mutants + the unmutated code against the generated scenarios alone "
           f"(budget {args.budget}, seed 1; {args.opt}), {jobs} jobs", flush=True)
     t0 = time.time()
-    results = []
-    with cf.ThreadPoolExecutor(jobs) as pool:
-        for f in cf.as_completed([pool.submit(run_generated_checker, args, e) for e in entries]):
-            res = f.result()
-            results.append(res)
-            print(f"  {GENERATED} {res[0]}: {res[1]} after {res[3]} scenarios ({res[5]:.0f} s)", flush=True)
-    results.sort(key=lambda r: (r[0] != UNMUTATED, r[0]))
+    results = run_each(entries, lambda e: run_generated_checker(args, e), jobs,
+                       lambda r: f"{GENERATED} {r[0]}: {r[1]} after {r[3]} scenarios ({r[5]:.0f} s)")
     w = max(len(r[0]) for r in results)
     lines = [f"{'mutant':<{w}}  {'status':<8}  {'scenarios':>9}  {'seconds':>7}  failure / minimised scenario",
              f"{'-' * w}  {'-' * 8}  {'-' * 9}  {'-' * 7}  {'-' * 40}"]
@@ -478,19 +491,13 @@ def run_traces_checker(args, entry):
 
 
 def traces_table(args):
-    entries = [None] + [m for m in sorted(registry.MUTANTS, key=lambda m: m.name)
-                        if not m.is_control and not m.in_lock_only and (not args.names or m.name in args.names)]
+    entries = channel_mutants(args)
     jobs = args.jobs or (os.cpu_count() or 1)
     print(f"{len(entries) - 1} mutants + the unmutated code against {TRACE_COUNT} portable traces (seed 1), "
           f"{jobs} jobs", flush=True)
     t0 = time.time()
-    results = []
-    with cf.ThreadPoolExecutor(jobs) as pool:
-        for f in cf.as_completed([pool.submit(run_traces_checker, args, e) for e in entries]):
-            res = f.result()
-            results.append(res)
-            print(f"  {TRACES} {res[0]}: {res[1]} ({res[4]:.0f} s)", flush=True)
-    results.sort(key=lambda r: (r[0] != UNMUTATED, r[0]))
+    results = run_each(entries, lambda e: run_traces_checker(args, e), jobs,
+                       lambda r: f"{TRACES} {r[0]}: {r[1]} ({r[4]:.0f} s)")
     must = {m.name for m in registry.MUTANTS if registry.PROPERTY in m.killers}
     w = max(len(r[0]) for r in results)
     lines = [f"{'mutant':<{w}}  {'status':<8}  {'traces differing':>16}  {'must':>4}  first difference (rule: where)",
