@@ -184,8 +184,7 @@ inline const divergence* documented_by(const trace_context& context, const step&
 inline std::optional<difference> check_trace(const trace& e, const trace& a, bool apply_table, verdict& v,
                                              std::string_view results_source) {
     if (a.capacity != e.capacity) {
-        detail::fail_at(results_source, a.line, "trace " + std::to_string(e.id) + " has capacity " + std::to_string(a.capacity) +
-                                                    ", the traces say " + std::to_string(e.capacity));
+        detail::fail_at(results_source, a.line, "trace " + std::to_string(e.id) + " has capacity " + std::to_string(a.capacity) + ", the traces say " + std::to_string(e.capacity));
     }
     if (a.steps.size() != e.steps.size()) {
         detail::fail_at(results_source, a.line, "trace " + std::to_string(e.id) + " has " + std::to_string(a.steps.size()) + " steps, the traces have " + std::to_string(e.steps.size()));
