@@ -423,19 +423,17 @@ mutant("mutex-lock-relaxed", "the inline lock CAS is relaxed: the previous criti
         if (!state_.compare_exchange_strong(expected, locked, std::memory_order_relaxed, std::memory_order_relaxed)) {
 """))
 
-mutant("cv-reads-sequence-after-unlock", "wait() reads the notification count after releasing the lock",
+mutant("cv-reads-sequence-after-unlock", "a wait reads the notification count after releasing the lock",
        [RELACY],
-       replace(FUTEX_CV, "const std::uint32_t seen = sequence_.load(std::memory_order_relaxed); lock.unlock(); "
-                         "if (!changed_while_backing_off(seen)) sleep(seen);", """
+       replace(FUTEX_CV, "const std::uint32_t seen = sequence_.load(std::memory_order_relaxed); lock.unlock();", """
         lock.unlock();
         const std::uint32_t seen = sequence_.load(std::memory_order_relaxed); // MUTANT: read after the unlock
-        if (!changed_while_backing_off(seen)) sleep(seen);
 """))
 
 mutant("cv-counts-sleeper-after-sleeping", "a sleeper is counted in sleepers_ only after the kernel wait",
        [RELACY],
-       replace(FUTEX_CV, "sleepers_.fetch_add(1, std::memory_order_seq_cst); Ops::wait(sequence_, seen);", """
-        Ops::wait(sequence_, seen); // MUTANT: counted after sleeping, so a notifier skips the wake
+       replace(FUTEX_CV, "sleepers_.fetch_add(1, std::memory_order_seq_cst); in_time = kernel_wait(seen);", """
+        in_time = kernel_wait(seen); // MUTANT: counted after sleeping, so a notifier skips the wake
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
 """))
 

@@ -39,33 +39,29 @@ public:
 
     // The word carries no data, only "something changed"; the data is
     // ordered by the mutex. Seq_cst, with the load of sleepers_:
-    // a Dekker handshake with sleep() (its sleepers_ increment, then the
+    // a Dekker handshake with wait_for_change() (its sleepers_ increment, then the
     // kernel's read of the word): either this notifier sees the sleeper and
     // wakes it, or the sleeper's kernel read sees this increment and does not
     // sleep. A waiter still backing off costs the notifier no system call.
     void notify_one() noexcept {
         sequence_.fetch_add(1, std::memory_order_seq_cst);
-        if (sleepers_.load(std::memory_order_seq_cst) != 0) Ops::wake_one(sequence_); // partner: sleep()
+        if (sleepers_.load(std::memory_order_seq_cst) != 0) Ops::wake_one(sequence_); // partner: wait_for_change()
     }
     void notify_all() noexcept {
         sequence_.fetch_add(1, std::memory_order_seq_cst);
-        if (sleepers_.load(std::memory_order_seq_cst) != 0) Ops::wake_all(sequence_); // partner: sleep()
+        if (sleepers_.load(std::memory_order_seq_cst) != 0) Ops::wake_all(sequence_); // partner: wait_for_change()
     }
 
     void wait(lock_type& lock) noexcept {
-        // Read under the lock: a notify that can matter comes after it (above).
-        const std::uint32_t seen = sequence_.load(std::memory_order_relaxed);
-        lock.unlock();
-        if (!changed_while_backing_off(seen)) sleep(seen);
-        lock.lock();
+        wait_for_change(lock, [this](std::uint32_t seen) {
+            Ops::wait(sequence_, seen);
+            return true; // an untimed wait is always in time
+        });
     }
 
     std::cv_status wait_until(lock_type& lock, std::chrono::steady_clock::time_point deadline) noexcept {
-        const std::uint32_t seen = sequence_.load(std::memory_order_relaxed);
-        lock.unlock();
-        bool in_time = true;
-        if (!changed_while_backing_off(seen)) in_time = sleep_until(seen, deadline);
-        lock.lock();
+        const bool in_time =
+            wait_for_change(lock, [&](std::uint32_t seen) { return Ops::wait_until(sequence_, seen, deadline); });
         // As std::condition_variable: timeout means the deadline passed; the
         // channel re-checks its state once more either way (design.md fact 3).
         if (!in_time || std::chrono::steady_clock::now() >= deadline) return std::cv_status::timeout;
@@ -101,21 +97,27 @@ private:
         return false;
     }
 
-    // Seq_cst increment, then the kernel compares the word: the other half of
-    // the handshake in notify_*(). The decrement after the return can be
-    // relaxed: a stale non-zero count only costs a notifier a needless system
-    // call. (Letting the notifier claim sleepers instead, so a woken thread
-    // that has not run yet is not woken again, made fewer system calls but a
-    // slower channel here: design.md, section 4.)
-    void sleep(std::uint32_t seen) noexcept {
-        sleepers_.fetch_add(1, std::memory_order_seq_cst);
-        Ops::wait(sequence_, seen); // partner: the wake in notify_*()
-        sleepers_.fetch_sub(1, std::memory_order_relaxed);
-    }
-    bool sleep_until(std::uint32_t seen, std::chrono::steady_clock::time_point deadline) noexcept {
-        sleepers_.fetch_add(1, std::memory_order_seq_cst);
-        const bool in_time = Ops::wait_until(sequence_, seen, deadline); // partner: the wake in notify_*()
-        sleepers_.fetch_sub(1, std::memory_order_relaxed);
+    // One wait, untimed or timed: `kernel_wait(seen)` sleeps while the word
+    // still holds `seen` and says whether it returned in time.
+    template <class KernelWait>
+    bool wait_for_change(lock_type& lock, KernelWait kernel_wait) noexcept {
+        // Read under the lock: a notify that can matter comes after it (above).
+        const std::uint32_t seen = sequence_.load(std::memory_order_relaxed);
+        lock.unlock();
+        bool in_time = true;
+        if (!changed_while_backing_off(seen)) {
+            // Seq_cst increment, then the kernel compares the word: the other
+            // half of the handshake in notify_*(). The decrement after the
+            // return can be relaxed: a stale non-zero count only costs a
+            // notifier a needless system call. (Letting the notifier claim
+            // sleepers instead, so a woken thread that has not run yet is not
+            // woken again, made fewer system calls but a slower channel here:
+            // design.md, section 4.)
+            sleepers_.fetch_add(1, std::memory_order_seq_cst);
+            in_time = kernel_wait(seen); // partner: the wake in notify_*()
+            sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        }
+        lock.lock();
         return in_time;
     }
 
@@ -124,7 +126,7 @@ private:
     // descheduled for billions of notifications between two instructions).
     typename Ops::template atomic<std::uint32_t> sequence_{0};
     // Invariant: the threads between the increment and the decrement in
-    // sleep() / sleep_until(), so at least those asleep in the kernel on
+    // wait_for_change(), so at least those asleep in the kernel on
     // sequence_. notify_*() makes the system call only when it is not 0.
     typename Ops::template atomic<std::uint32_t> sleepers_{0};
 };
