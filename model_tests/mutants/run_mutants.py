@@ -22,6 +22,11 @@ build the checker against the copy, run it and require it to FAIL.
             (docs/traces.md): bcast-trace built on the mutated copy replays
             2000 generated traces and checks them strictly; the mutants the
             property tests kill must be killed, the concurrent ones may survive.
+  histories every channel mutant against recorded concurrent histories alone
+            (docs/traces.md, "Histories"): bcast-trace built on the mutated
+            copy records up to 10000 histories on real threads (seed 1) and
+            checks each; the five in HISTORY_MUST must be killed with the
+            verdict listed there (the wake mutants as lost wakeups).
   --controls  the controls in mutants.py instead, under Relacy with
             --keep-going: each must fail exactly the suites it lists.
 
@@ -29,7 +34,7 @@ Every mode prints its table, on success too, and writes it to
 <work>/<checker>-table.txt. Exit status 0 iff every mutant is killed (every
 control as expected).
 
-    python3 model_tests/mutants/run_mutants.py [--checker all|relacy|property|generated|traces]
+    python3 model_tests/mutants/run_mutants.py [--checker all|relacy|property|generated|traces|histories]
         [--controls] [--mode quick|normal|thorough] [--jobs N] [--debug]
         [--work DIR] [NAME ...]
     python3 model_tests/mutants/run_mutants.py --list           # name kind killer
@@ -446,15 +451,14 @@ TRACE_TIMEOUT_S = 600
 FIRST_DIFFERENCE = re.compile(r"^trace (\d+) \(profile (\w+)\), step (\d+) .*?: (\w+)\n.*\n.*\n  rule: (R-[A-Z]+-\d+)", re.M)
 
 
-def run_traces_checker(args, entry):
-    """entry None: the unmutated code. -> (name, status, first difference, traces differing, seconds)"""
-    t0 = time.time()
-    name = UNMUTATED if entry is None else entry.name
-    scratch = pathlib.Path(args.work) / TRACES / ("unmutated" if entry is None else entry.name)
+def build_trace_tool(args, entry, checker):
+    """bcast-trace built on the mutated copy of impl/ (entry None: unmutated).
+    -> (scratch dir, executable) or (None, what went wrong)."""
+    scratch = pathlib.Path(args.work) / checker / ("unmutated" if entry is None else entry.name)
     try:
         prepare(args.repo, entry, scratch)
     except AnchorError as e:
-        return name, "ERROR", f"edit does not apply: {e}", 0, time.time() - t0
+        return None, f"edit does not apply: {e}"
     repo = pathlib.Path(args.repo)
     exe = scratch / "bcast-trace"
     cmd = [args.cxx, "-std=c++20", "-O1", "-DNDEBUG", "-w", f"-I{scratch / 'impl' / 'include'}",
@@ -463,7 +467,17 @@ def run_traces_checker(args, entry):
            str(repo / "spec" / "traces" / "bcast_trace.cpp"), "-o", str(exe), "-pthread"]
     b = subprocess.run(cmd, capture_output=True, text=True)
     if b.returncode != 0:
-        return name, "ERROR", "does not build: " + (b.stderr.splitlines() or [""])[-1], 0, time.time() - t0
+        return None, "does not build: " + (b.stderr.splitlines() or [""])[-1]
+    return scratch, exe
+
+
+def run_traces_checker(args, entry):
+    """entry None: the unmutated code. -> (name, status, first difference, traces differing, seconds)"""
+    t0 = time.time()
+    name = UNMUTATED if entry is None else entry.name
+    scratch, exe = build_trace_tool(args, entry, TRACES)
+    if scratch is None:
+        return name, "ERROR", exe, 0, time.time() - t0
     traces, results = scratch / "traces.jsonl", scratch / "results.jsonl"
     try:
         subprocess.run([str(exe), "generate", "--seed", "1", "--count", str(TRACE_COUNT), "-o", str(traces)],
@@ -515,6 +529,83 @@ def traces_table(args):
     return 1 if bad else 0
 
 
+# ---- recorded histories -----------------------------------------------------------------
+# Every channel mutant against the history checker alone (docs/traces.md,
+# "Histories"): bcast-trace built on the mutated copy records concurrent
+# histories on real threads and checks each against the spec (linearizability,
+# lost wakeups at quiescence); it stops at the first failure and minimises it.
+# The mutants named in HISTORY_MUST must be killed, the wake ones as lost wakeups.
+HISTORIES = "histories"
+HISTORY_COUNT = 10000
+HISTORY_TIMEOUT_S = 900
+HISTORY_MUST = {"copy-starts-at-tail": "not_linearizable", "evict-newest": "not_linearizable",
+                "missed-count-off-by-one": "not_linearizable", "no-wake-on-close": "lost_wakeup",
+                "last-receiver-wakes-one": "lost_wakeup"}
+HISTORY_FAILED = re.compile(r"FAILED, the first of (\d+) histories to fail: (\w+)")
+HISTORY_RULE = re.compile(r"^lost wakeup, rule (R-[A-Z]+-\d+)", re.M)
+HISTORY_SMALL = re.compile(r"^minimised: (.*?) \(", re.M)
+
+
+def run_histories_checker(args, entry):
+    """entry None: the unmutated code.
+    -> (name, status, verdict (and rule), histories until the failure, minimised size, seconds)"""
+    t0 = time.time()
+    name = UNMUTATED if entry is None else entry.name
+    scratch, exe = build_trace_tool(args, entry, HISTORIES)
+    if scratch is None:
+        return name, "ERROR", exe, 0, "", time.time() - t0
+    try:
+        r = subprocess.run([str(exe), "record", "--histories", str(args.histories), "--seed", "1",
+                            "--svg", str(scratch / "failure.svg")],
+                           capture_output=True, text=True, timeout=HISTORY_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return name, "TIMEOUT" if entry is None else "KILLED", "timeout", 0, "", time.time() - t0
+    (scratch / "record.log").write_text(r.stdout + r.stderr)
+    if r.returncode == 0:
+        return name, "PASSED" if entry is None else "SURVIVED", "-", args.histories, "", time.time() - t0
+    failed = HISTORY_FAILED.search(r.stdout)
+    if not failed:
+        return name, "FAILED" if entry is None else "KILLED", f"exit {r.returncode}: {r.stderr.strip()[:80]}", 0, "", \
+            time.time() - t0
+    verdict = failed.group(2)
+    rule = HISTORY_RULE.search(r.stdout)
+    if rule:
+        verdict += " " + rule.group(1)
+    small = HISTORY_SMALL.search(r.stdout)
+    return (name, "FAILED" if entry is None else "KILLED", verdict, int(failed.group(1)),
+            small.group(1) if small else "", time.time() - t0)
+
+
+def histories_table(args):
+    entries = channel_mutants(args)
+    jobs = args.jobs or (os.cpu_count() or 1)
+    print(f"{len(entries) - 1} mutants + the unmutated code against at most {args.histories} recorded histories "
+          f"(seed 1), {jobs} jobs", flush=True)
+    t0 = time.time()
+    results = run_each(entries, lambda e: run_histories_checker(args, e), jobs,
+                       lambda r: f"{HISTORIES} {r[0]}: {r[1]} {r[2]} ({r[5]:.0f} s)")
+    w = max(len(r[0]) for r in results)
+    lines = [f"{'mutant':<{w}}  {'status':<8}  {'histories':>9}  {'must':>4}  verdict; minimised failing program",
+             f"{'-' * w}  {'-' * 8}  {'-' * 9}  {'-' * 4}  {'-' * 40}"]
+    for name, status, verdict, n, small, _ in results:
+        lines.append(f"{name:<{w}}  {status:<8}  {n:>9}  {'yes' if name in HISTORY_MUST else '':>4}  {verdict}"
+                     + (f"; {small}" if small else ""))
+    print()
+    emit(args, lines, "histories-table.txt")
+    def as_required(r):
+        if r[0] == UNMUTATED:
+            return r[1] == "PASSED"
+        if r[0] in HISTORY_MUST:
+            return r[1] == "KILLED" and r[2].split()[0] == HISTORY_MUST[r[0]]
+        return r[1] != "ERROR"
+    bad = sum(1 for r in results if not as_required(r))
+    killed = sum(1 for r in results[1:] if r[1] == "KILLED")
+    print(f"\n{killed}/{len(results) - 1} killed by the recorded histories alone (those that must be, with their "
+          f"verdict: {sum(1 for r in results if r[0] in HISTORY_MUST)} here); unmutated: {results[0][1]}; "
+          f"{bad} not as required; {time.time() - t0:.0f} s")
+    return 1 if bad else 0
+
+
 # ---- the table ---------------------------------------------------------------------
 
 def parse_args():
@@ -522,10 +613,14 @@ def parse_args():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", default=str(HERE.parent.parent))
     ap.add_argument("--work", default=None, help="scratch dir (default: <repo>/build/mutants)")
-    ap.add_argument("--checker", default="all", choices=["all", registry.RELACY, registry.PROPERTY, GENERATED, TRACES],
+    ap.add_argument("--checker", default="all",
+                    choices=["all", registry.RELACY, registry.PROPERTY, GENERATED, TRACES, HISTORIES],
                     help="run only this checker's part of the table (default: every checker each mutant lists); "
                          f"'{GENERATED}': every mutant against the generated Relacy scenarios alone; "
-                         f"'{TRACES}': every channel mutant against the portable traces alone (docs/traces.md)")
+                         f"'{TRACES}': every channel mutant against the portable traces alone (docs/traces.md); "
+                         f"'{HISTORIES}': every channel mutant against the recorded histories alone")
+    ap.add_argument("--histories", type=int, default=HISTORY_COUNT,
+                    help=f"--checker {HISTORIES}: at most this many histories per mutant (seed 1)")
     ap.add_argument("--budget", type=int, default=1000,
                     help=f"--checker {GENERATED}: at most this many generated scenarios per mutant (seed 1 on)")
     ap.add_argument("--controls", action="store_true",
@@ -592,6 +687,8 @@ def main():
         return generated_table(args)
     if args.checker == TRACES:
         return traces_table(args)
+    if args.checker == HISTORIES:
+        return histories_table(args)
 
     if args.controls:
         relacy_entries, property_entries = [m for m in selected if m.is_control], []

@@ -7,9 +7,18 @@
 //                        a blocking call that waits MS (default 5000) answers "blocked"
 //   bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']
 //   bcast-trace divergences [--check docs/traces.md]
+//   bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C]
+//                      [--stall-ms M] [-o FILE] [--svg FILE] [--first N]
+//                      records N concurrent histories on bcast's channel and checks
+//                      each; on a failure, minimises it, reports it and draws it
+//   bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo]
+//                      checks recorded histories (any implementation's)
 //
 // check exits 0 when every difference is documented (the divergence table;
-// --strict: when there is none), 1 otherwise, 2 on bad input or usage.
+// --strict: when there is none), 1 otherwise, 2 on bad input or usage;
+// record and check-history exit 0 when every history is linearizable with no
+// lost wakeup (check-history: or only documented ones), 1 otherwise.
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,16 +29,22 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <bcast/spec/channel_adapter.hpp>
 #include <bcast/trace/check.hpp>
 #include <bcast/trace/format.hpp>
+#include <bcast/trace/history.hpp>
+#include <bcast/trace/history_check.hpp>
+#include <bcast/trace/picture.hpp>
+#include <bcast/trace/record.hpp>
 #include <bcast/trace/run.hpp>
 
 namespace {
 
 using namespace bcast::trace;
+namespace spec = bcast::spec;
 
 struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -41,6 +56,8 @@ constexpr const char* usage_text =
     "  bcast-trace replay TRACES [-o RESULTS] [--block-ms MS]\n"
     "  bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']\n"
     "  bcast-trace divergences [--check FILE]\n"
+    "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [-o FILE] [--svg FILE] [--first N]\n"
+    "  bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo]\n"
     "docs/traces.md describes the format and each command.\n";
 
 std::vector<trace> read_file(const std::string& path) {
@@ -240,6 +257,180 @@ int divergences_command(const std::vector<std::string>& args) {
     return 0;
 }
 
+// ---- histories -------------------------------------------------------------------
+
+std::uint64_t number_at(const std::vector<std::string>& args, std::size_t& i) {
+    if (i + 1 >= args.size()) throw usage_error(args[i] + " needs a value");
+    const std::string& v = args[++i];
+    try {
+        std::size_t used = 0;
+        const unsigned long long n = std::stoull(v, &used);
+        if (used == v.size()) return n;
+    } catch (const std::exception&) {
+    }
+    throw usage_error(args[i - 1] + ": '" + v + "' is not a number");
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    if (!out) throw usage_error("cannot write " + path);
+    out << text;
+}
+
+using recorded_channel = bcast::spec::channel_adapter<int>;
+
+int record_command(const std::vector<std::string>& args) {
+    record_options options;
+    std::uint64_t count = 100, first = 0, parallel = 4;
+    std::string out_path, svg_path;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--histories") count = number_at(args, i);
+        else if (args[i] == "--seed") options.seed = number_at(args, i);
+        else if (args[i] == "--first") first = number_at(args, i);
+        else if (args[i] == "--parallel") parallel = number_at(args, i);
+        else if (args[i] == "--calls") options.calls = int(number_at(args, i));
+        else if (args[i] == "--stall-ms") options.stall = std::chrono::milliseconds(number_at(args, i));
+        else if (args[i] == "--threads") {
+            if (i + 1 >= args.size()) throw usage_error("--threads needs A-B");
+            const std::string v = args[++i];
+            const std::size_t dash = v.find('-');
+            try {
+                options.min_threads = std::stoi(v.substr(0, dash));
+                options.max_threads = dash == std::string::npos ? options.min_threads : std::stoi(v.substr(dash + 1));
+            } catch (const std::exception&) {
+                throw usage_error("--threads: '" + v + "' is not A-B");
+            }
+        } else if (args[i] == "-o") {
+            if (i + 1 >= args.size()) throw usage_error("-o needs a file");
+            out_path = args[++i];
+        } else if (args[i] == "--svg") {
+            if (i + 1 >= args.size()) throw usage_error("--svg needs a file");
+            svg_path = args[++i];
+        } else throw usage_error("record: unknown option " + args[i]);
+    }
+    if (options.min_threads < 1 || options.max_threads < options.min_threads || options.max_threads > 8)
+        throw usage_error("--threads must be A-B with 1 <= A <= B <= 8");
+    if (options.calls < 1 || options.calls > 50) throw usage_error("--calls must be 1..50 (a history holds at most 256 calls)");
+    if (options.stall.count() < 2) throw usage_error("--stall-ms must be at least 2");
+    if (parallel < 1 || parallel > 64) throw usage_error("--parallel must be 1..64");
+    std::ofstream out;
+    if (!out_path.empty()) {
+        out.open(out_path);
+        if (!out) throw usage_error("cannot write " + out_path);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    // `parallel` recorders at once, each on its own channel and clock: a run
+    // spends most of its time waiting out a stall, not on a core. Each stops
+    // at its first failure; the lowest failing id is reported.
+    struct slot {
+        std::optional<history> h;
+        std::optional<history_finding> f;
+    };
+    std::vector<slot> slots(count);
+    std::vector<record_stats> worker_stats(parallel);
+    std::atomic<std::uint64_t> first_failure{count};
+    std::vector<std::string> worker_errors(parallel);
+    std::vector<std::thread> workers;
+    for (std::uint64_t w = 0; w < parallel; ++w) {
+        workers.emplace_back([&, w] {
+            for (std::uint64_t k = w; k < count && k < first_failure.load(); k += parallel) {
+                slot& s = slots[k];
+                try {
+                    s.h = record_one<recorded_channel>(options, first + k, worker_stats[w]);
+                } catch (const std::exception& e) {
+                    worker_errors[w] = "history " + std::to_string(first + k) + ": the channel threw: " + e.what();
+                    first_failure.store(0);
+                    return;
+                }
+                if (!s.h) continue;
+                s.f = check_recorded(*s.h);
+                if (s.f->failed()) {
+                    std::uint64_t seen = first_failure.load();
+                    while (k < seen && !first_failure.compare_exchange_weak(seen, k)) {}
+                    return;
+                }
+            }
+        });
+    }
+    for (std::thread& w : workers) w.join();
+    for (const std::string& e : worker_errors)
+        if (!e.empty()) throw std::runtime_error(e);
+    record_stats stats;
+    for (const record_stats& s : worker_stats) {
+        stats.recorded += s.recorded, stats.discarded += s.discarded, stats.stalled += s.stalled;
+    }
+    history_tally tally;
+    for (std::uint64_t k = 0; k < count; ++k) {
+        if (!slots[k].h) continue;
+        const history& h = *slots[k].h;
+        const history_finding& f = *slots[k].f;
+        const std::uint64_t id = first + k;
+        tally.add(h, f);
+        if (out) write_history(out, h);
+        if (!f.failed()) continue;
+        std::cout << "bcast-trace record: history " << id << " (seed " << options.seed << ") FAILED, the first of "
+                  << tally.histories << " histories to fail: " << spec::name(f.report.result) << "\n";
+        auto [small, small_options] = minimise_recorded<recorded_channel>(h, options, id);
+        const history_finding sf = check_recorded(small);
+        std::cout << "minimised: " << small.threads << " threads, at most " << small_options.calls << " calls each, "
+                  << small.calls.size() << " calls in all (bcast-trace record --seed " << options.seed << " --first " << id
+                  << " --histories 1 --threads " << small.threads << " --calls " << small_options.calls << ")\n"
+                  << spec::to_string(sf.report, small.calls);
+        write_history(std::cout, small);
+        if (!svg_path.empty()) {
+            write_text(svg_path, history_svg(small, sf.report));
+            std::cout << "picture: " << svg_path << "\n";
+        }
+        return 1;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << "bcast-trace record: " << tally.summary() << "; " << stats.stalled << " with a stalled call, "
+              << stats.discarded << " discarded (not quiescent); " << seconds << " s\n";
+    std::cout << "bcast-trace record: PASS\n";
+    return 0;
+}
+
+int check_history_command(const std::vector<std::string>& args) {
+    std::string path, svg_dir;
+    std::uint64_t show = 3;
+    spec::check_options options;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--svg") {
+            if (i + 1 >= args.size()) throw usage_error("--svg needs a directory");
+            svg_dir = args[++i];
+        } else if (args[i] == "--show") show = number_at(args, i);
+        else if (args[i] == "--no-memo") options.memoise = false;
+        else if (args[i].rfind("--", 0) == 0) throw usage_error("check-history: unknown option " + args[i]);
+        else if (path.empty()) path = args[i];
+        else throw usage_error("check-history: one file of histories");
+    }
+    if (path.empty()) throw usage_error("check-history needs a file of histories");
+    std::ifstream in(path);
+    if (!in) throw usage_error("cannot open " + path);
+    const std::vector<history> histories = read_histories(in, path);
+    if (!svg_dir.empty()) std::filesystem::create_directories(svg_dir);
+    history_tally tally;
+    std::uint64_t shown = 0;
+    for (const history& h : histories) {
+        const history_finding f = check_recorded(h, options);
+        tally.add(h, f);
+        if (f.report.result != spec::verdict::not_linearizable && f.report.result != spec::verdict::lost_wakeup) continue;
+        if (!svg_dir.empty()) {
+            const std::string file = svg_dir + "/history-" + std::to_string(h.id) + ".svg";
+            write_text(file, history_svg(h, f.report));
+        }
+        if (shown++ < show) {
+            std::cout << path << ":" << h.line << ": history " << h.id << " (" << h.implementation << "): "
+                      << (f.documented ? "documented " : "") << spec::name(f.report.result)
+                      << (f.documented ? " (a reproducer row of the divergence table)" : "") << "\n"
+                      << spec::to_string(f.report, h.calls);
+        }
+    }
+    std::cout << "bcast-trace check-history: " << tally.summary() << "\n";
+    std::cout << "bcast-trace check-history: " << (tally.failures == 0 ? "PASS" : "FAIL") << "\n";
+    return tally.failures == 0 ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -254,6 +445,8 @@ int main(int argc, char** argv) {
         if (all[0] == "replay") return replay_command(args);
         if (all[0] == "check") return check_command(args);
         if (all[0] == "divergences") return divergences_command(args);
+        if (all[0] == "record") return record_command(args);
+        if (all[0] == "check-history") return check_history_command(args);
         throw usage_error("unknown command '" + all[0] + "'");
     } catch (const format_error& e) {
         std::cerr << "bcast-trace: " << e.what() << "\n";

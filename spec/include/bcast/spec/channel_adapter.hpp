@@ -6,11 +6,18 @@
 // (creation order, one counter; sender 0 and receiver 1 first). Any other
 // implementation can be checked against the spec the same way: write an
 // adapter with this interface (docs/verification.md).
+//
+// Calls on distinct handles may run at once from different threads (the
+// history recorder, bcast/trace/record.hpp, does): the id maps are guarded by
+// a mutex held only to find, add or remove a handle, never during a channel
+// call, and std::map keeps every other element where it is. A handle itself is
+// used by one thread at a time.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <ranges>
 #include <stdexcept>
@@ -65,6 +72,15 @@ public:
         return receiver_at(receiver).recv_for(std::chrono::nanoseconds(0));
     }
 
+    // Timed calls (R-SEND-4, R-RECV-5): what the history recorder runs its
+    // blocking calls as, so that no recorded run can hang.
+    send_result<T> broadcast_for(handle_id sender, T message, std::chrono::nanoseconds timeout) {
+        return sender_at(sender).broadcast_for(std::move(message), timeout);
+    }
+    recv_result<T> recv_for(handle_id receiver, std::chrono::nanoseconds timeout) {
+        return receiver_at(receiver).recv_for(timeout);
+    }
+
     // The receiver's ranges (R-RECV-6), taken through std::views::take, so
     // that receiving exactly `limit` items is the range's own doing.
     std::vector<recv_result<T>> try_messages(handle_id receiver, std::size_t limit) {
@@ -82,24 +98,18 @@ public:
 
     handle_id clone_receiver(handle_id receiver) { return add(receivers_, receiver_type(receiver_at(receiver))); }
     handle_id new_receiver(handle_id via) {
-        if (auto found = senders_.find(via); found != senders_.end()) {
-            return add(receivers_, found->second.new_receiver());
-        }
+        if (is_sender(via)) return add(receivers_, sender_at(via).new_receiver());
         return add(receivers_, receiver_at(via).new_receiver());
     }
     void drop_receiver(handle_id receiver) { erase(receivers_, receiver); }
 
     handle_id deactivate(handle_id receiver) {
-        auto found = find(receivers_, receiver);
-        inactive_type inactive = std::move(found->second).deactivate();
-        receivers_.erase(found);
-        return add(inactives_, std::move(inactive));
+        auto node = take_out(receivers_, receiver);
+        return add(inactives_, std::move(node.mapped()).deactivate());
     }
     handle_id activate(handle_id inactive) {
-        auto found = find(inactives_, inactive);
-        receiver_type activated = std::move(found->second).activate();
-        inactives_.erase(found);
-        return add(receivers_, std::move(activated));
+        auto node = take_out(inactives_, inactive);
+        return add(receivers_, std::move(node.mapped()).activate());
     }
     handle_id activate_cloned(handle_id inactive) { return add(receivers_, find(inactives_, inactive)->second.activate_cloned()); }
     handle_id clone_inactive(handle_id inactive) { return add(inactives_, inactive_type(find(inactives_, inactive)->second)); }
@@ -135,9 +145,9 @@ public:
         return on(a, [&](const auto& first) { return on(b, [&](const auto& second) { return first.same_channel(second); }); });
     }
 
-    bool is_sender(handle_id id) const { return senders_.count(id) != 0; }
-    bool is_receiver(handle_id id) const { return receivers_.count(id) != 0; }
-    bool is_inactive_receiver(handle_id id) const { return inactives_.count(id) != 0; }
+    bool is_sender(handle_id id) const { return holds(senders_, id); }
+    bool is_receiver(handle_id id) const { return holds(receivers_, id); }
+    bool is_inactive_receiver(handle_id id) const { return holds(inactives_, id); }
     bool exists(handle_id id) const { return is_sender(id) || is_receiver(id) || is_inactive_receiver(id); }
 
     // Direct access, for tests that need the handle itself.
@@ -148,17 +158,32 @@ public:
 
 private:
     template <class Map>
-    static auto find(Map& handles, handle_id id) {
+    auto find(Map& handles, handle_id id) const {
+        const std::lock_guard lock(handles_mutex_);
         auto found = handles.find(id);
         if (found == handles.end()) throw std::logic_error("bcast::spec::channel_adapter: no such handle");
         return found;
     }
     template <class Map>
-    static void erase(Map& handles, handle_id id) {
-        handles.erase(find(handles, id));
+    bool holds(const Map& handles, handle_id id) const {
+        const std::lock_guard lock(handles_mutex_);
+        return handles.count(id) != 0;
+    }
+    // Unlinks the handle under the lock; the caller destroys or converts it outside.
+    template <class Map>
+    auto take_out(Map& handles, handle_id id) {
+        const std::lock_guard lock(handles_mutex_);
+        auto node = handles.extract(id);
+        if (node.empty()) throw std::logic_error("bcast::spec::channel_adapter: no such handle");
+        return node;
+    }
+    template <class Map>
+    void erase(Map& handles, handle_id id) {
+        take_out(handles, id); // the node, and with it the handle, dies here, outside the lock
     }
     template <class Map, class Handle>
     handle_id add(Map& handles, Handle&& handle) {
+        const std::lock_guard lock(handles_mutex_);
         handles.emplace(next_id_, std::forward<Handle>(handle));
         return next_id_++;
     }
@@ -179,8 +204,8 @@ private:
     }
     template <class Fn>
     decltype(auto) on(handle_id via, Fn fn) const {
-        if (auto found = senders_.find(via); found != senders_.end()) return fn(found->second);
-        if (auto found = receivers_.find(via); found != receivers_.end()) return fn(found->second);
+        if (is_sender(via)) return fn(find(senders_, via)->second);
+        if (is_receiver(via)) return fn(find(receivers_, via)->second);
         return fn(find(inactives_, via)->second);
     }
 
@@ -188,6 +213,7 @@ private:
     std::map<handle_id, receiver_type> receivers_;
     std::map<handle_id, inactive_type> inactives_;
     handle_id next_id_ = 0;
+    mutable std::mutex handles_mutex_; // guards the three maps and next_id_, never held during a channel call
 };
 
 } // namespace bcast::spec

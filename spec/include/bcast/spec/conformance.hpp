@@ -17,6 +17,7 @@
 // must accept any nothrow-move-constructible T.
 #pragma once
 
+#include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -103,6 +104,19 @@ concept pending_count_channel = broadcast_channel<C, T> && requires(const C& cc,
     { cc.unread(id) } -> std::same_as<std::size_t>;   // queued messages it will still receive
     { cc.missed(id) } -> std::same_as<std::uint64_t>; // the n of its pending overflowed(n), else 0
 };
+
+// What the history recorder (spec/traces/include/bcast/trace/record.hpp,
+// docs/traces.md "Histories") runs: timed calls (R-SEND-4, R-RECV-5), so that
+// a recorded run never hangs, and a receiver's counts. The recorder also calls
+// it from several threads at once, each on handles of its own: calls on
+// distinct ids must be safe to run concurrently (the concept cannot say so).
+template <class C, class T>
+concept timed_broadcast_channel =
+    blocking_broadcast_channel<C, T> && pending_count_channel<C, T> &&
+    requires(C& c, handle_id id, T message, std::chrono::nanoseconds timeout) {
+        { c.broadcast_for(id, std::move(message), timeout) } -> std::same_as<send_result<T>>;
+        { c.recv_for(id, timeout) } -> std::same_as<recv_result<T>>;
+    };
 
 // R-HANDLE-3: whether two handles (ids of any kinds) share a channel.
 template <class C, class T>

@@ -603,13 +603,13 @@ private:
     std::optional<std::size_t> deadlock_witness_;
 };
 
+// An outcome's code: 0 for success, else 1 + the errc value (whose values start at 1).
 inline const char* errc_name(call_kind k, int code) {
-    static const char* const send_names[] = {"ok", "full", "closed", "inactive", "timed_out", "cancelled"};
-    static const char* const recv_names[] = {"ok", "empty", "closed", "overflowed", "timed_out", "cancelled"};
-    if (code < 0 || code > 5) return "?";
-    if (is_send(k)) return send_names[code];
-    if (is_recv(k)) return recv_names[code];
-    return nullptr;
+    static const char* const send_names[] = {"ok", "?", "full", "closed", "inactive", "timed_out", "cancelled"};
+    static const char* const recv_names[] = {"ok", "?", "empty", "closed", "overflowed", "timed_out", "cancelled"};
+    if (!is_send(k) && !is_recv(k)) return nullptr;
+    if (code < 0 || code > 6) return "?";
+    return is_send(k) ? send_names[code] : recv_names[code];
 }
 
 inline const char* rule_text(const std::string& rule) {

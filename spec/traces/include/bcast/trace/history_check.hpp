@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Recorded histories checked against the spec (docs/traces.md, "Histories"):
+// the verdict of the one checker (bcast::spec::check_history), whether the
+// divergence table documents it (async-broadcast's stranded senders are lost
+// wakeups the table lists), a tally over many histories, and the minimiser
+// that re-records a failing program with fewer threads and calls.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <bcast/spec/linearizability.hpp>
+
+#include "check.hpp"
+#include "history.hpp"
+#include "record.hpp"
+
+namespace bcast::trace {
+
+struct history_finding {
+    spec::check_report report;
+    bool documented = false; // a lost wakeup that a "reproducer" row of the divergence table lists
+    // Whether this is a failure: not linearizable, or an undocumented lost wakeup.
+    bool failed() const {
+        return !documented && (report.result == spec::verdict::not_linearizable || report.result == spec::verdict::lost_wakeup);
+    }
+};
+
+inline history_finding check_recorded(const history& h, spec::check_options options = {}) {
+    history_finding f{spec::check_history(h.calls, h.capacity, 0, 1, options)};
+    if (h.target == target_upstream && f.report.result == spec::verdict::lost_wakeup) {
+        for (const divergence& d : divergences())
+            if (d.seen_by == "reproducer" && d.rule == f.report.rule) f.documented = true;
+    }
+    return f;
+}
+
+struct history_tally {
+    std::uint64_t histories = 0, calls = 0, pending = 0, states = 0;
+    std::map<std::string, std::uint64_t> verdicts;   // by verdict name
+    std::map<std::string, std::uint64_t> documented; // documented lost wakeups, by rule
+    std::uint64_t failures = 0;
+
+    void add(const history& h, const history_finding& f) {
+        ++histories;
+        calls += h.calls.size();
+        for (const spec::call& c : h.calls) pending += c.is_pending() ? 1 : 0;
+        states += f.report.states_explored;
+        ++verdicts[spec::name(f.report.result)];
+        if (f.documented) ++documented[f.report.rule];
+        if (f.failed()) ++failures;
+    }
+    std::string summary() const {
+        std::string s = std::to_string(histories) + " histories, " + std::to_string(calls) + " calls (" +
+                        std::to_string(pending) + " pending), " + std::to_string(states) + " search states:";
+        for (const auto& [verdict, n] : verdicts) s += " " + verdict + " " + std::to_string(n) + ",";
+        for (const auto& [rule, n] : documented) s += " documented " + rule + " " + std::to_string(n) + ",";
+        return s + " " + std::to_string(failures) + " failed";
+    }
+};
+
+// A failing program made smaller: `options` with fewer threads and fewer calls
+// per thread, while history `id` recorded with them still fails. Real threads
+// do not repeat a run exactly, so each candidate is recorded up to `attempts`
+// times. Returns the smallest failing history found (or `failing` itself).
+template <class Impl>
+std::pair<history, record_options> minimise_recorded(history failing, record_options options, std::uint64_t id,
+                                                     int attempts = 20) {
+    auto fails = [&](const record_options& candidate) -> std::optional<history> {
+        record_stats ignored;
+        for (int a = 0; a < attempts; ++a) {
+            std::optional<history> h = record_one<Impl>(candidate, id, ignored);
+            if (h && check_recorded(*h).failed()) return h;
+        }
+        return std::nullopt;
+    };
+    options.max_threads = options.min_threads = failing.threads;
+    bool smaller = true;
+    while (smaller) {
+        smaller = false;
+        if (options.max_threads > 2) {
+            record_options fewer = options;
+            fewer.max_threads = fewer.min_threads = options.max_threads - 1;
+            if (auto h = fails(fewer)) {
+                failing = *h, options = fewer, smaller = true;
+                continue;
+            }
+        }
+        for (int calls : {options.calls / 2, options.calls - 1}) {
+            if (calls < 1 || calls >= options.calls) continue;
+            record_options shorter = options;
+            shorter.calls = calls;
+            if (auto h = fails(shorter)) {
+                failing = *h, options = shorter, smaller = true;
+                break;
+            }
+        }
+    }
+    return {failing, options};
+}
+
+} // namespace bcast::trace

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The history format (bcast/trace/history.hpp), the recorder on real threads
+// (record.hpp), the picture (picture.hpp) and the verdicts over recorded
+// histories (history_check.hpp). The checker's own search is tested in
+// spec/tests/linearizability_tests.cpp.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <bcast/spec/channel_adapter.hpp>
+#include <bcast/trace/history.hpp>
+#include <bcast/trace/history_check.hpp>
+#include <bcast/trace/picture.hpp>
+#include <bcast/trace/record.hpp>
+
+namespace {
+
+using namespace bcast::trace;
+namespace spec = bcast::spec;
+
+std::vector<history> parse(const std::string& text) {
+    std::istringstream in(text);
+    return read_histories(in, "test.jsonl");
+}
+
+std::string error_of(const std::string& text) {
+    try {
+        parse(text);
+    } catch (const format_error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+const std::string header =
+    R"({"format":"bcast-history","version":1,"history":0,"capacity":1,"threads":2,"target":"bcast","implementation":"test"})"
+    "\n";
+
+// Two threads: 0 sends 7 and then 8 into a channel of capacity 1 (the second
+// waits), 1 receives 7, which frees the slot.
+const std::string two_threads = header +
+    R"({"history":0,"call":0,"thread":0,"op":"broadcast","handle":0,"message":7,"invoked":1,"returned":2,"result":{"ok":true}})" "\n"
+    R"({"history":0,"call":1,"thread":0,"op":"broadcast","handle":0,"message":8,"invoked":3,"returned":6,"result":{"ok":true}})" "\n"
+    R"({"history":0,"call":2,"thread":1,"op":"recv","handle":1,"invoked":4,"returned":5,"result":{"ok":true,"message":7}})" "\n";
+
+TEST(history_format, reads_and_writes_the_same_lines) {
+    const std::vector<history> read = parse(two_threads);
+    ASSERT_EQ(read.size(), 1u);
+    ASSERT_EQ(read[0].calls.size(), 3u);
+    EXPECT_EQ(read[0].calls[1].kind, spec::call_kind::send);
+    EXPECT_EQ(read[0].calls[2].result, (spec::outcome{0, 7, 0}));
+    EXPECT_EQ(read[0].call_lines[2], 4u);
+    std::ostringstream out;
+    write_history(out, read[0]);
+    EXPECT_EQ(out.str(), two_threads);
+}
+
+TEST(history_format, every_result_shape_survives_a_round_trip) {
+    const std::string text = header +
+        R"({"history":0,"call":0,"thread":0,"op":"try_broadcast","handle":0,"message":1,"invoked":1,"returned":2,"result":{"error":"full","message":1}})" "\n"
+        R"({"history":0,"call":1,"thread":0,"op":"broadcast_timed","handle":0,"message":2,"timeout_us":500,"invoked":3,"returned":4,"result":{"error":"timed_out","message":2}})" "\n"
+        R"({"history":0,"call":2,"thread":1,"op":"try_recv","handle":1,"invoked":5,"returned":6,"result":{"error":"overflowed","missed":2}})" "\n"
+        R"({"history":0,"call":3,"thread":1,"op":"recv_timed","handle":1,"timeout_us":0,"invoked":7,"returned":8,"result":{"error":"timed_out"}})" "\n"
+        R"({"history":0,"call":4,"thread":1,"op":"clone_receiver","handle":1,"new":2,"invoked":9,"returned":10,"result":{"ok":true}})" "\n"
+        R"({"history":0,"call":5,"thread":1,"op":"is_full","handle":2,"invoked":11,"returned":12,"result":{"value":false}})" "\n"
+        R"({"history":0,"call":6,"thread":0,"op":"set_overflow","handle":0,"arg":true,"invoked":13,"returned":14,"result":{"ok":true}})" "\n"
+        R"({"history":0,"call":7,"thread":0,"op":"try_broadcast","handle":0,"message":3,"invoked":15,"returned":16,"result":{"ok":true,"evicted":1}})" "\n"
+        R"({"history":0,"call":8,"thread":1,"op":"recv","handle":2,"invoked":17,"pending":true})" "\n";
+    const std::vector<history> read = parse(text);
+    ASSERT_EQ(read[0].calls.size(), 9u);
+    EXPECT_EQ(read[0].calls[0].result.code, 1 + int(bcast::send_errc::full));
+    EXPECT_EQ(read[0].calls[2].result.missed, 2u);
+    EXPECT_TRUE(read[0].calls[8].is_pending());
+    EXPECT_EQ(read[0].timeout_us[1], 500);
+    std::ostringstream out;
+    write_history(out, read[0]);
+    EXPECT_EQ(out.str(), text);
+}
+
+TEST(history_format, bad_input_names_its_line) {
+    EXPECT_EQ(error_of(header + "{\"history\":0,\n"), "test.jsonl:2: column 14: expected a member name in quotes");
+    EXPECT_NE(error_of(header + R"({"history":0,"call":0,"thread":0,"op":"send","handle":0,"message":1,"invoked":1,"returned":2,"result":{"ok":true}})").find("test.jsonl:2: unknown operation \"send\""), std::string::npos);
+    EXPECT_NE(error_of(header + R"({"history":0,"call":0,"thread":0,"op":"try_recv","handle":5,"invoked":1,"returned":2,"result":{"error":"empty"}})").find("test.jsonl:2: handle 5 was never made"), std::string::npos);
+    EXPECT_NE(error_of(header + R"({"history":0,"call":0,"thread":0,"op":"try_recv","handle":1,"invoked":3,"returned":2,"result":{"error":"empty"}})").find("test.jsonl:2: \"returned\" is before \"invoked\""), std::string::npos);
+    EXPECT_NE(error_of(header + R"({"history":0,"call":0,"thread":2,"op":"try_recv","handle":1,"invoked":1,"returned":2,"result":{"error":"empty"}})").find("test.jsonl:2: \"thread\" must be"), std::string::npos);
+    EXPECT_NE(error_of(header + R"({"history":0,"call":0,"thread":0,"op":"try_recv","handle":1,"invoked":1,"returned":2,"result":{"error":"full"}})").find("test.jsonl:2: the result of \"try_recv\" names an error"), std::string::npos);
+    EXPECT_NE(error_of(header + R"({"history":0,"call":0,"thread":0,"op":"recv","handle":1,"invoked":1,"pending":true,"result":{"error":"empty"}})").find("test.jsonl:2: a pending call has no"), std::string::npos);
+    EXPECT_NE(error_of(header + R"({"history":0,"call":1,"thread":0,"op":"len","handle":1,"invoked":1,"returned":2,"result":{"value":0}})").find("test.jsonl:2: call 1 where call 0 was due"), std::string::npos);
+    EXPECT_NE(error_of(R"({"history":0,"call":0,"thread":0,"op":"len","handle":1,"invoked":1,"returned":2,"result":{"value":0}})").find("test.jsonl:1: a call before any history header"), std::string::npos);
+}
+
+TEST(history_check, a_correct_two_thread_history_is_linearizable) {
+    const history h = parse(two_threads)[0];
+    const history_finding f = check_recorded(h);
+    EXPECT_EQ(f.report.result, spec::verdict::linearizable) << spec::to_string(f.report, h.calls);
+    EXPECT_FALSE(f.failed());
+}
+
+TEST(history_check, a_receive_of_a_message_never_sent_is_caught_and_drawn) {
+    std::string text = two_threads;
+    text.replace(text.find("\"message\":7}}"), 13, "\"message\":9}}");
+    const history h = parse(text)[0];
+    const history_finding f = check_recorded(h);
+    EXPECT_EQ(f.report.result, spec::verdict::not_linearizable);
+    ASSERT_TRUE(f.report.unplaceable.has_value());
+    EXPECT_EQ(*f.report.unplaceable, 2u); // the receive
+    const std::string svg = history_svg(h, f.report);
+    EXPECT_NE(svg.find("not_linearizable"), std::string::npos);
+    EXPECT_NE(svg.find("fill=\"#ef9a9a\""), std::string::npos); // the unplaceable call, in red
+    EXPECT_NE(svg.find(">thread 1<"), std::string::npos);
+}
+
+TEST(history_check, a_receiver_left_blocked_after_a_send_is_a_lost_wakeup) {
+    const std::string text = header +
+        R"({"history":0,"call":0,"thread":1,"op":"recv","handle":1,"invoked":1,"pending":true})" "\n"
+        R"({"history":0,"call":1,"thread":0,"op":"try_broadcast","handle":0,"message":7,"invoked":2,"returned":3,"result":{"ok":true}})" "\n";
+    const history h = parse(text)[0];
+    const history_finding f = check_recorded(h);
+    EXPECT_EQ(f.report.result, spec::verdict::lost_wakeup);
+    EXPECT_EQ(f.report.rule, "R-WAKE-1");
+    EXPECT_TRUE(f.failed());
+    EXPECT_NE(history_svg(h, f.report).find("stroke-dasharray"), std::string::npos); // the pending bar
+}
+
+TEST(history_check, an_upstream_stranded_sender_is_a_documented_lost_wakeup) {
+    // async-broadcast's set_capacity wakes no waiting sender (R-CAP-4, the divergence table).
+    const std::string text =
+        R"({"format":"bcast-history","version":1,"history":0,"capacity":1,"threads":2,"target":"async-broadcast","implementation":"async-broadcast 0.4.1"})" "\n"
+        R"({"history":0,"call":0,"thread":0,"op":"try_broadcast","handle":0,"message":1,"invoked":1,"returned":2,"result":{"ok":true}})" "\n"
+        R"({"history":0,"call":1,"thread":0,"op":"broadcast","handle":0,"message":2,"invoked":3,"pending":true})" "\n"
+        R"({"history":0,"call":2,"thread":1,"op":"set_capacity","handle":1,"arg":2,"invoked":4,"returned":5,"result":{"ok":true}})" "\n";
+    const history_finding f = check_recorded(parse(text)[0]);
+    EXPECT_EQ(f.report.result, spec::verdict::lost_wakeup);
+    EXPECT_EQ(f.report.rule, "R-CAP-4");
+    EXPECT_TRUE(f.documented);
+    EXPECT_FALSE(f.failed());
+}
+
+// The reference channel, recorded on real threads: every history is
+// linearizable and no call lost its wake-up (the CI run records 10000).
+TEST(recorder, the_reference_channel_records_only_correct_histories) {
+    record_options options;
+    options.seed = 11;
+    record_stats stats;
+    for (std::uint64_t id = 0; id < 40; ++id) {
+        const std::optional<history> h = record_one<spec::channel_adapter<int>>(options, id, stats);
+        if (!h) continue;
+        EXPECT_GE(h->threads, 2);
+        EXPECT_LE(h->threads, 4);
+        const history_finding f = check_recorded(*h);
+        EXPECT_FALSE(f.failed()) << spec::to_string(f.report, h->calls);
+        std::ostringstream out;
+        write_history(out, *h);
+        std::istringstream in(out.str());
+        EXPECT_EQ(read_histories(in, "recorded").at(0).calls.size(), h->calls.size());
+    }
+    EXPECT_GT(stats.recorded, 30u);
+}
+
+// A seeded bug behind the adapter: the missed count is one too high. The
+// recorder and checker must catch it, and the minimiser keep it failing.
+template <class T>
+struct missed_off_by_one : spec::channel_adapter<T> {
+    using spec::channel_adapter<T>::channel_adapter;
+    bcast::recv_result<T> adjust(bcast::recv_result<T> r) {
+        if (!r.has_value() && r.error().code == bcast::recv_errc::overflowed)
+            return bcast::recv_result<T>(bcast::error_tag, bcast::recv_error{bcast::recv_errc::overflowed, r.error().missed + 1});
+        return r;
+    }
+    bcast::recv_result<T> try_recv(spec::handle_id id) { return adjust(spec::channel_adapter<T>::try_recv(id)); }
+    bcast::recv_result<T> recv_for(spec::handle_id id, std::chrono::nanoseconds d) {
+        return adjust(spec::channel_adapter<T>::recv_for(id, d));
+    }
+};
+
+TEST(recorder, a_wrong_missed_count_is_caught_and_minimised) {
+    record_options options;
+    options.seed = 3;
+    record_stats stats;
+    std::optional<history> failing;
+    std::uint64_t id = 0;
+    for (; id < 2000 && !failing; ++id) {
+        std::optional<history> h = record_one<missed_off_by_one<int>>(options, id, stats);
+        if (h && check_recorded(*h).failed()) failing = h;
+    }
+    ASSERT_TRUE(failing.has_value()) << "2000 histories did not show a wrong missed count";
+    EXPECT_EQ(check_recorded(*failing).report.result, spec::verdict::not_linearizable);
+    const auto [small, small_options] = minimise_recorded<missed_off_by_one<int>>(*failing, options, id - 1, 4);
+    EXPECT_TRUE(check_recorded(small).failed());
+    EXPECT_LE(small.calls.size(), failing->calls.size());
+}
+
+} // namespace
