@@ -8,16 +8,19 @@
 //   bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']
 //   bcast-trace divergences [--check docs/traces.md]
 //   bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C]
-//                      [--stall-ms M] [-o FILE] [--svg FILE] [--first N]
+//                      [--stall-ms M] [--contention] [-o FILE] [--svg FILE] [--first N]
 //                      records N concurrent histories on bcast's channel and checks
 //                      each; on a failure, minimises it, reports it and draws it
-//   bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo]
-//                      checks recorded histories (any implementation's)
+//   bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--minimise-with CMD]
+//                      checks recorded histories (any implementation's); with
+//                      --minimise-with, records each finding again through CMD (a
+//                      recorder taking `record`'s options) with fewer threads and calls
 //
 // check exits 0 when every difference is documented (the divergence table;
 // --strict: when there is none), 1 otherwise, 2 on bad input or usage;
 // record and check-history exit 0 when every history is linearizable with no
 // lost wakeup (check-history: or only documented ones), 1 otherwise.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +30,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -56,8 +60,8 @@ constexpr const char* usage_text =
     "  bcast-trace replay TRACES [-o RESULTS] [--block-ms MS]\n"
     "  bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']\n"
     "  bcast-trace divergences [--check FILE]\n"
-    "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [-o FILE] [--svg FILE] [--first N]\n"
-    "  bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo]\n"
+    "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [-o FILE] [--svg FILE] [--first N]\n"
+    "  bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--minimise-with CMD]\n"
     "docs/traces.md describes the format and each command.\n";
 
 std::vector<trace> read_file(const std::string& path) {
@@ -290,6 +294,7 @@ int record_command(const std::vector<std::string>& args) {
         else if (args[i] == "--parallel") parallel = number_at(args, i);
         else if (args[i] == "--calls") options.calls = int(number_at(args, i));
         else if (args[i] == "--stall-ms") options.stall = std::chrono::milliseconds(number_at(args, i));
+        else if (args[i] == "--contention") options.contention_only = true;
         else if (args[i] == "--threads") {
             if (i + 1 >= args.size()) throw usage_error("--threads needs A-B");
             const std::string v = args[++i];
@@ -374,7 +379,8 @@ int record_command(const std::vector<std::string>& args) {
         const history_finding sf = check_recorded(small);
         std::cout << "minimised: " << small.threads << " threads, at most " << small_options.calls << " calls each, "
                   << small.calls.size() << " calls in all (bcast-trace record --seed " << options.seed << " --first " << id
-                  << " --histories 1 --threads " << small.threads << " --calls " << small_options.calls << ")\n"
+                  << " --histories 1 --threads " << small.threads << " --calls " << small_options.calls
+                  << (options.contention_only ? " --contention" : "") << ")\n"
                   << spec::to_string(sf.report, small.calls);
         write_history(std::cout, small);
         if (!svg_path.empty()) {
@@ -390,8 +396,67 @@ int record_command(const std::vector<std::string>& args) {
     return 0;
 }
 
+// Records history `id` again with `o` by running `command`, a recorder that
+// takes bcast-trace record's options (bench/trace_driver's `record`), and
+// reads it back; nullopt when that run was discarded (not quiescent).
+std::optional<history> record_with(const std::string& command, const record_options& o, std::uint64_t id,
+                                   const std::string& scratch) {
+    const std::string out = scratch + "/minimise-candidate.jsonl";
+    std::filesystem::remove(out);
+    const std::string threads = std::to_string(o.min_threads) + "-" + std::to_string(o.max_threads);
+    const std::string cmd = command + " record --seed " + std::to_string(o.seed) + " --first " + std::to_string(id) +
+                            " --histories 1 --parallel 1 --threads " + threads + " --calls " + std::to_string(o.calls) +
+                            " --stall-ms " + std::to_string(o.stall.count()) + (o.contention_only ? " --contention" : "") +
+                            " -o '" + out + "' 2>/dev/null";
+    const int status = std::system(cmd.c_str());
+    if (status != 0) throw std::runtime_error("--minimise-with: '" + cmd + "' failed (status " + std::to_string(status) + ")");
+    std::ifstream in(out);
+    if (!in) throw std::runtime_error("--minimise-with: '" + cmd + "' wrote no " + out);
+    std::vector<history> recorded = read_histories(in, out);
+    if (recorded.empty()) return std::nullopt;
+    return std::move(recorded.front());
+}
+
+// check-history --minimise-with: the first history of each finding (verdict
+// and rule), recorded again with fewer threads and calls while it still shows
+// that finding; printed, and drawn into `svg_dir` if given.
+void minimise_findings(const std::vector<std::pair<history, history_finding>>& findings, const std::string& command,
+                       const std::string& svg_dir) {
+    const std::string scratch = (std::filesystem::temp_directory_path() / "bcast-trace-minimise").string();
+    std::filesystem::create_directories(scratch);
+    std::vector<std::string> done;
+    for (const auto& [h, f] : findings) {
+        const std::string what = std::string(spec::name(f.report.result)) + (f.report.rule.empty() ? "" : " " + f.report.rule);
+        if (std::find(done.begin(), done.end(), what) != done.end()) continue;
+        done.push_back(what);
+        if (!h.seed || !h.stall_ms || !h.calls_per_thread) {
+            std::cout << "history " << h.id << " (" << what << "): no seed, stall_ms and calls in its header, so it cannot be recorded again\n";
+            continue;
+        }
+        record_options options;
+        options.seed = *h.seed;
+        options.stall = std::chrono::milliseconds(*h.stall_ms);
+        options.calls = int(*h.calls_per_thread);
+        options.contention_only = h.contention;
+        auto record = [&](const record_options& o, std::uint64_t id) { return record_with(command, o, id, scratch); };
+        auto still_fails = [&](const history& candidate) { return same_finding(f, candidate); };
+        auto [small, small_options] = minimise_recorded(h, options, h.id, record, still_fails, 10);
+        const history_finding sf = check_recorded(small);
+        std::cout << "minimised " << what << ": history " << h.id << " of " << h.implementation << " from " << h.threads
+                  << " threads and " << h.calls.size() << " calls to " << small.threads << " threads, at most "
+                  << small_options.calls << " calls each, " << small.calls.size() << " calls in all\n"
+                  << spec::to_string(sf.report, small.calls);
+        write_history(std::cout, small);
+        if (!svg_dir.empty()) {
+            std::string file = svg_dir + "/minimised-" + std::string(spec::name(f.report.result)) + (f.report.rule.empty() ? "" : "-" + f.report.rule) + ".svg";
+            write_text(file, history_svg(small, sf.report));
+            std::cout << "picture: " << file << "\n";
+        }
+    }
+}
+
 int check_history_command(const std::vector<std::string>& args) {
-    std::string path, svg_dir;
+    std::string path, svg_dir, minimise_with;
     std::uint64_t show = 3;
     spec::check_options options;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -400,7 +465,10 @@ int check_history_command(const std::vector<std::string>& args) {
             svg_dir = args[++i];
         } else if (args[i] == "--show") show = number_at(args, i);
         else if (args[i] == "--no-memo") options.memoise = false;
-        else if (args[i].rfind("--", 0) == 0) throw usage_error("check-history: unknown option " + args[i]);
+        else if (args[i] == "--minimise-with") {
+            if (i + 1 >= args.size()) throw usage_error("--minimise-with needs a command");
+            minimise_with = args[++i];
+        } else if (args[i].rfind("--", 0) == 0) throw usage_error("check-history: unknown option " + args[i]);
         else if (path.empty()) path = args[i];
         else throw usage_error("check-history: one file of histories");
     }
@@ -411,10 +479,12 @@ int check_history_command(const std::vector<std::string>& args) {
     if (!svg_dir.empty()) std::filesystem::create_directories(svg_dir);
     history_tally tally;
     std::uint64_t shown = 0;
+    std::vector<std::pair<history, history_finding>> findings;
     for (const history& h : histories) {
         const history_finding f = check_recorded(h, options);
         tally.add(h, f);
         if (f.report.result != spec::verdict::not_linearizable && f.report.result != spec::verdict::lost_wakeup) continue;
+        if (!minimise_with.empty()) findings.emplace_back(h, f);
         if (!svg_dir.empty()) {
             const std::string file = svg_dir + "/history-" + std::to_string(h.id) + ".svg";
             write_text(file, history_svg(h, f.report));
@@ -426,6 +496,7 @@ int check_history_command(const std::vector<std::string>& args) {
                       << spec::to_string(f.report, h.calls);
         }
     }
+    if (!minimise_with.empty()) minimise_findings(findings, minimise_with, svg_dir);
     std::cout << "bcast-trace check-history: " << tally.summary() << "\n";
     std::cout << "bcast-trace check-history: " << (tally.failures == 0 ? "PASS" : "FAIL") << "\n";
     return tally.failures == 0 ? 0 : 1;

@@ -5,6 +5,7 @@
   run_upstream.py verdict   --tool BCAST_TRACE --work DIR [--count N] [--seed S]
   run_upstream.py stranded  --work DIR
   run_upstream.py bad-input --tool BCAST_TRACE [--work DIR]
+  run_upstream.py histories --tool BCAST_TRACE --work DIR [--count N] [--seed S]
 
 Builds the Rust driver offline from Debian's crate sources, then either
 replays N generated traces on async-broadcast 0.4.1 and checks them against
@@ -14,7 +15,15 @@ missing it says so and exits 77, which ctest reports as skipped.
 bad-input runs bcast-trace replay (and, with --work, the driver, in verdict
 mode too) on every file of tests/bad/: each must fail with exit 2 and an error
 naming its file and line.
+histories records N concurrent histories of async-broadcast with the driver's
+recorder (docs/traces.md, "Histories") and checks them with bcast-trace
+check-history: every finding must be documented (a lost wakeup that a
+reproducer row of the divergence table lists), and each stranded sender that
+0.4.1 can show (R-CAP-4, R-OVF-4, R-LIFE-6; R-ACT-3 needs set_await_active,
+which 0.4.1 lacks) must be found at least once, minimised through the driver
+and drawn.
 """
+import re
 import argparse
 import os
 import shutil
@@ -67,9 +76,43 @@ def run(args):
     return subprocess.run(args).returncode
 
 
+# The stranded senders async-broadcast 0.4.1 can show in a history.
+STRANDED_IN_HISTORIES = ["R-CAP-4", "R-OVF-4", "R-LIFE-6"]
+
+
+def histories(options, driver):
+    recorded = os.path.join(options.work, "histories.jsonl")
+    pictures = os.path.join(options.work, "histories-pictures")
+    shutil.rmtree(pictures, ignore_errors=True)
+    status = run([driver, "record", "--histories", str(options.count), "--seed", str(options.seed), "-o", recorded])
+    if status != 0:
+        return status
+    step = [options.tool, "check-history", recorded, "--show", "0", "--svg", pictures, "--minimise-with", driver]
+    print("+ " + " ".join(step), flush=True)
+    proc = subprocess.run(step, capture_output=True, text=True)
+    print(proc.stdout + proc.stderr, end="")
+    if proc.returncode != 0:
+        print(f"FAIL: check-history exited {proc.returncode}: a finding no row of the divergence table documents")
+        return 1
+    problems = []
+    for rule in STRANDED_IN_HISTORIES:
+        found = re.search(r"documented " + re.escape(rule) + r" (\d+)", proc.stdout)
+        picture = os.path.join(pictures, f"minimised-lost_wakeup-{rule}.svg")
+        if not found:
+            problems.append(f"no history shows the stranded sender of {rule}")
+        elif not os.path.isfile(picture):
+            problems.append(f"{rule} was found but not minimised and drawn ({picture})")
+        else:
+            print(f"{rule}: {found.group(1)} histories with this stranded sender, reported as a documented lost "
+                  f"wakeup; minimised picture: {picture}")
+    for p in problems:
+        print("FAIL: " + p)
+    return 1 if problems else 0
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=["verdict", "stranded", "bad-input"])
+    parser.add_argument("what", choices=["verdict", "stranded", "bad-input", "histories"])
     parser.add_argument("--tool")
     parser.add_argument("--work")
     parser.add_argument("--count", type=int, default=3000)
@@ -81,6 +124,8 @@ def main():
     driver = build_driver(os.path.join(options.work, "cargo-target"))
     if options.what == "stranded":
         return run([driver, "stranded"])
+    if options.what == "histories":
+        return histories(options, driver)
     if bad_input_named([driver, "replay"], "bcast-trace-driver replay") != 0:
         return 1
     traces = os.path.join(options.work, "traces.jsonl")

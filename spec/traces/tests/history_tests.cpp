@@ -41,9 +41,12 @@ const std::string header =
 // Two threads: 0 sends 7 and then 8 into a channel of capacity 1 (the second
 // waits), 1 receives 7, which frees the slot.
 const std::string two_threads = header +
-    R"({"history":0,"call":0,"thread":0,"op":"broadcast","handle":0,"message":7,"invoked":1,"returned":2,"result":{"ok":true}})" "\n"
-    R"({"history":0,"call":1,"thread":0,"op":"broadcast","handle":0,"message":8,"invoked":3,"returned":6,"result":{"ok":true}})" "\n"
-    R"({"history":0,"call":2,"thread":1,"op":"recv","handle":1,"invoked":4,"returned":5,"result":{"ok":true,"message":7}})" "\n";
+                                R"({"history":0,"call":0,"thread":0,"op":"broadcast","handle":0,"message":7,"invoked":1,"returned":2,"result":{"ok":true}})"
+                                "\n"
+                                R"({"history":0,"call":1,"thread":0,"op":"broadcast","handle":0,"message":8,"invoked":3,"returned":6,"result":{"ok":true}})"
+                                "\n"
+                                R"({"history":0,"call":2,"thread":1,"op":"recv","handle":1,"invoked":4,"returned":5,"result":{"ok":true,"message":7}})"
+                                "\n";
 
 TEST(history_format, reads_and_writes_the_same_lines) {
     const std::vector<history> read = parse(two_threads);
@@ -59,15 +62,24 @@ TEST(history_format, reads_and_writes_the_same_lines) {
 
 TEST(history_format, every_result_shape_survives_a_round_trip) {
     const std::string text = header +
-        R"({"history":0,"call":0,"thread":0,"op":"try_broadcast","handle":0,"message":1,"invoked":1,"returned":2,"result":{"error":"full","message":1}})" "\n"
-        R"({"history":0,"call":1,"thread":0,"op":"broadcast_timed","handle":0,"message":2,"timeout_us":500,"invoked":3,"returned":4,"result":{"error":"timed_out","message":2}})" "\n"
-        R"({"history":0,"call":2,"thread":1,"op":"try_recv","handle":1,"invoked":5,"returned":6,"result":{"error":"overflowed","missed":2}})" "\n"
-        R"({"history":0,"call":3,"thread":1,"op":"recv_timed","handle":1,"timeout_us":0,"invoked":7,"returned":8,"result":{"error":"timed_out"}})" "\n"
-        R"({"history":0,"call":4,"thread":1,"op":"clone_receiver","handle":1,"new":2,"invoked":9,"returned":10,"result":{"ok":true}})" "\n"
-        R"({"history":0,"call":5,"thread":1,"op":"is_full","handle":2,"invoked":11,"returned":12,"result":{"value":false}})" "\n"
-        R"({"history":0,"call":6,"thread":0,"op":"set_overflow","handle":0,"arg":true,"invoked":13,"returned":14,"result":{"ok":true}})" "\n"
-        R"({"history":0,"call":7,"thread":0,"op":"try_broadcast","handle":0,"message":3,"invoked":15,"returned":16,"result":{"ok":true,"evicted":1}})" "\n"
-        R"({"history":0,"call":8,"thread":1,"op":"recv","handle":2,"invoked":17,"pending":true})" "\n";
+                             R"({"history":0,"call":0,"thread":0,"op":"try_broadcast","handle":0,"message":1,"invoked":1,"returned":2,"result":{"error":"full","message":1}})"
+                             "\n"
+                             R"({"history":0,"call":1,"thread":0,"op":"broadcast_timed","handle":0,"message":2,"timeout_us":500,"invoked":3,"returned":4,"result":{"error":"timed_out","message":2}})"
+                             "\n"
+                             R"({"history":0,"call":2,"thread":1,"op":"try_recv","handle":1,"invoked":5,"returned":6,"result":{"error":"overflowed","missed":2}})"
+                             "\n"
+                             R"({"history":0,"call":3,"thread":1,"op":"recv_timed","handle":1,"timeout_us":0,"invoked":7,"returned":8,"result":{"error":"timed_out"}})"
+                             "\n"
+                             R"({"history":0,"call":4,"thread":1,"op":"clone_receiver","handle":1,"new":2,"invoked":9,"returned":10,"result":{"ok":true}})"
+                             "\n"
+                             R"({"history":0,"call":5,"thread":1,"op":"is_full","handle":2,"invoked":11,"returned":12,"result":{"value":false}})"
+                             "\n"
+                             R"({"history":0,"call":6,"thread":0,"op":"set_overflow","handle":0,"arg":true,"invoked":13,"returned":14,"result":{"ok":true}})"
+                             "\n"
+                             R"({"history":0,"call":7,"thread":0,"op":"try_broadcast","handle":0,"message":3,"invoked":15,"returned":16,"result":{"ok":true,"evicted":1}})"
+                             "\n"
+                             R"({"history":0,"call":8,"thread":1,"op":"recv","handle":2,"invoked":17,"pending":true})"
+                             "\n";
     const std::vector<history> read = parse(text);
     ASSERT_EQ(read[0].calls.size(), 9u);
     EXPECT_EQ(read[0].calls[0].result.code, 1 + int(bcast::send_errc::full));
@@ -114,8 +126,10 @@ TEST(history_check, a_receive_of_a_message_never_sent_is_caught_and_drawn) {
 
 TEST(history_check, a_receiver_left_blocked_after_a_send_is_a_lost_wakeup) {
     const std::string text = header +
-        R"({"history":0,"call":0,"thread":1,"op":"recv","handle":1,"invoked":1,"pending":true})" "\n"
-        R"({"history":0,"call":1,"thread":0,"op":"try_broadcast","handle":0,"message":7,"invoked":2,"returned":3,"result":{"ok":true}})" "\n";
+                             R"({"history":0,"call":0,"thread":1,"op":"recv","handle":1,"invoked":1,"pending":true})"
+                             "\n"
+                             R"({"history":0,"call":1,"thread":0,"op":"try_broadcast","handle":0,"message":7,"invoked":2,"returned":3,"result":{"ok":true}})"
+                             "\n";
     const history h = parse(text)[0];
     const history_finding f = check_recorded(h);
     EXPECT_EQ(f.report.result, spec::verdict::lost_wakeup);
@@ -127,10 +141,14 @@ TEST(history_check, a_receiver_left_blocked_after_a_send_is_a_lost_wakeup) {
 TEST(history_check, an_upstream_stranded_sender_is_a_documented_lost_wakeup) {
     // async-broadcast's set_capacity wakes no waiting sender (R-CAP-4, the divergence table).
     const std::string text =
-        R"({"format":"bcast-history","version":1,"history":0,"capacity":1,"threads":2,"target":"async-broadcast","implementation":"async-broadcast 0.4.1"})" "\n"
-        R"({"history":0,"call":0,"thread":0,"op":"try_broadcast","handle":0,"message":1,"invoked":1,"returned":2,"result":{"ok":true}})" "\n"
-        R"({"history":0,"call":1,"thread":0,"op":"broadcast","handle":0,"message":2,"invoked":3,"pending":true})" "\n"
-        R"({"history":0,"call":2,"thread":1,"op":"set_capacity","handle":1,"arg":2,"invoked":4,"returned":5,"result":{"ok":true}})" "\n";
+        R"({"format":"bcast-history","version":1,"history":0,"capacity":1,"threads":2,"target":"async-broadcast","implementation":"async-broadcast 0.4.1"})"
+        "\n"
+        R"({"history":0,"call":0,"thread":0,"op":"try_broadcast","handle":0,"message":1,"invoked":1,"returned":2,"result":{"ok":true}})"
+        "\n"
+        R"({"history":0,"call":1,"thread":0,"op":"broadcast","handle":0,"message":2,"invoked":3,"pending":true})"
+        "\n"
+        R"({"history":0,"call":2,"thread":1,"op":"set_capacity","handle":1,"arg":2,"invoked":4,"returned":5,"result":{"ok":true}})"
+        "\n";
     const history_finding f = check_recorded(parse(text)[0]);
     EXPECT_EQ(f.report.result, spec::verdict::lost_wakeup);
     EXPECT_EQ(f.report.rule, "R-CAP-4");

@@ -39,8 +39,14 @@ struct history {
     int threads = 0;
     std::string target{target_bcast};
     std::string implementation;
+    // What a seeded recorder needs to record the same program again (the
+    // minimiser of `check-history --minimise-with`): its seed, the bound of a
+    // blocking call, the most calls a thread makes, and whether every run had
+    // the contention shape. All optional: a history from elsewhere may lack them.
     std::optional<std::uint64_t> seed;
     std::optional<std::uint64_t> stall_ms;
+    std::optional<std::uint64_t> calls_per_thread;
+    bool contention = false;
     std::vector<spec::call> calls;
     std::vector<std::int64_t> timeout_us; // per call; the timed calls' bound, else 0
     std::vector<std::size_t> call_lines;  // per call, its line in the file (0: made in memory)
@@ -134,8 +140,7 @@ inline json result_json(const spec::call& c) {
 
 inline json call_json(const history& h, std::size_t index) {
     const spec::call& c = h.calls[index];
-    json_object o{{"history", json(h.id)}, {"call", json(std::uint64_t{index})}, {"thread", json(c.thread)},
-                  {"op", json(std::string(history_op_name(c.kind)))}, {"handle", json(c.handle)}};
+    json_object o{{"history", json(h.id)}, {"call", json(std::uint64_t{index})}, {"thread", json(c.thread)}, {"op", json(std::string(history_op_name(c.kind)))}, {"handle", json(c.handle)}};
     if (spec::detail::lin::creates_handle(c.kind)) o.emplace_back("new", json(c.out));
     if (spec::detail::lin::is_send(c.kind)) o.emplace_back("message", json(c.arg));
     if (c.kind == spec::call_kind::set_capacity) o.emplace_back("arg", json(c.arg));
@@ -152,12 +157,11 @@ inline json call_json(const history& h, std::size_t index) {
 }
 
 inline void write_history(std::ostream& out, const history& h) {
-    json_object head{{"format", json(std::string(history_format_name))}, {"version", json(history_format_version)},
-                     {"history", json(h.id)}, {"capacity", json(std::uint64_t{h.capacity})},
-                     {"threads", json(h.threads)}, {"target", json(h.target)},
-                     {"implementation", json(h.implementation)}};
+    json_object head{{"format", json(std::string(history_format_name))}, {"version", json(history_format_version)}, {"history", json(h.id)}, {"capacity", json(std::uint64_t{h.capacity})}, {"threads", json(h.threads)}, {"target", json(h.target)}, {"implementation", json(h.implementation)}};
     if (h.seed) head.emplace_back("seed", json(*h.seed));
     if (h.stall_ms) head.emplace_back("stall_ms", json(*h.stall_ms));
+    if (h.calls_per_thread) head.emplace_back("calls", json(*h.calls_per_thread));
+    if (h.contention) head.emplace_back("contention", json(true));
     out << json(std::move(head)).dump() << '\n';
     for (std::size_t i = 0; i < h.calls.size(); ++i) out << call_json(h, i).dump() << '\n';
 }
@@ -266,7 +270,7 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
         }
         if (!o.is_object()) fail_at(source, line, "a line must be a JSON object");
         if (o.find("format") != nullptr) {
-            only_members(o, {"format", "version", "history", "capacity", "threads", "target", "implementation", "seed", "stall_ms"}, source, line);
+            only_members(o, {"format", "version", "history", "capacity", "threads", "target", "implementation", "seed", "stall_ms", "calls", "contention"}, source, line);
             if (text(o, "format", source, line) != history_format_name) fail_at(source, line, "\"format\" must be \"bcast-history\"");
             const json& v = member(o, "version", source, line);
             if (!v.is_int() || v.as_int() != history_format_version)
@@ -284,6 +288,11 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
             h.implementation = text(o, "implementation", source, line);
             if (o.find("seed") != nullptr) h.seed = counter(o, "seed", source, line);
             if (o.find("stall_ms") != nullptr) h.stall_ms = counter(o, "stall_ms", source, line);
+            if (o.find("calls") != nullptr) h.calls_per_thread = counter(o, "calls", source, line);
+            if (const json* c = o.find("contention")) {
+                if (!c->is_bool()) fail_at(source, line, "\"contention\" must be true or false");
+                h.contention = c->as_bool();
+            }
             for (const history& earlier : histories)
                 if (earlier.id == h.id) fail_at(source, line, "history " + std::to_string(h.id) + " appears twice");
             histories.push_back(std::move(h));

@@ -3,7 +3,9 @@
 // the verdict of the one checker (bcast::spec::check_history), whether the
 // divergence table documents it (async-broadcast's stranded senders are lost
 // wakeups the table lists), a tally over many histories, and the minimiser
-// that re-records a failing program with fewer threads and calls.
+// that re-records a failing program with fewer threads and calls (bcast's own
+// recorder in-process, or any recorder that takes the same options as a
+// command: `bcast-trace check-history --minimise-with`).
 #pragma once
 
 #include <cstddef>
@@ -62,18 +64,28 @@ struct history_tally {
     }
 };
 
+// Whether history `h` fails as `original` did: the same verdict and, for a
+// lost wakeup, the same rule (a documented lost wakeup of upstream's counts as
+// a finding to keep, so that its picture is small too).
+inline bool same_finding(const history_finding& original, const history& h) {
+    const history_finding f = check_recorded(h);
+    return f.report.result == original.report.result && f.report.rule == original.report.rule;
+}
+
 // A failing program made smaller: `options` with fewer threads and fewer calls
-// per thread, while history `id` recorded with them still fails. Real threads
+// per thread, while history `id` recorded with them by `record` (a callable
+// (const record_options&, std::uint64_t id) -> std::optional<history>) still
+// satisfies `still_fails` (a callable (const history&) -> bool). Real threads
 // do not repeat a run exactly, so each candidate is recorded up to `attempts`
-// times. Returns the smallest failing history found (or `failing` itself).
-template <class Impl>
+// times. Returns the smallest failing history found (or `failing` itself) and
+// its options.
+template <class Record, class StillFails>
 std::pair<history, record_options> minimise_recorded(history failing, record_options options, std::uint64_t id,
-                                                     int attempts = 20) {
+                                                     Record record, StillFails still_fails, int attempts = 20) {
     auto fails = [&](const record_options& candidate) -> std::optional<history> {
-        record_stats ignored;
         for (int a = 0; a < attempts; ++a) {
-            std::optional<history> h = record_one<Impl>(candidate, id, ignored);
-            if (h && check_recorded(*h).failed()) return h;
+            std::optional<history> h = record(candidate, id);
+            if (h && still_fails(*h)) return h;
         }
         return std::nullopt;
     };
@@ -100,6 +112,18 @@ std::pair<history, record_options> minimise_recorded(history failing, record_opt
         }
     }
     return {failing, options};
+}
+
+// The same for bcast's own recorder on Impl: smaller while it still fails.
+template <class Impl>
+std::pair<history, record_options> minimise_recorded(history failing, record_options options, std::uint64_t id,
+                                                     int attempts = 20) {
+    auto record = [](const record_options& candidate, std::uint64_t which) {
+        record_stats ignored;
+        return record_one<Impl>(candidate, which, ignored);
+    };
+    auto still_fails = [](const history& h) { return check_recorded(h).failed(); };
+    return minimise_recorded(std::move(failing), std::move(options), id, record, still_fails, attempts);
 }
 
 } // namespace bcast::trace

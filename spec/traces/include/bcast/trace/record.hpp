@@ -23,6 +23,13 @@
 //    thread stops. A call that timed out while other threads were busy is
 //    recorded as the timed call that timed out, which the checker accepts
 //    wherever it would block: sound, and it proves nothing.
+//  * Unless the thread itself waited for a core: a call that was woken in time
+//    but whose thread was then kept off the CPUs past its bound (a loaded
+//    machine) looks exactly like a stall by the clock. On Linux the thread's
+//    run-queue wait (/proc/thread-self/schedstat, second field) tells them
+//    apart: a call that spent a quarter of the bound or more runnable but not
+//    running is never called a stall, only recorded as what it answered
+//    (sound; at worst a lost wakeup goes unseen in that run).
 //  * The run ends when every thread has finished or stalled. It is VALID only
 //    if no tick moved after any stall (nothing happened that could have woken a
 //    stalled call after it gave up): an invalid run is discarded and counted.
@@ -58,8 +65,9 @@ struct record_options {
     std::uint64_t seed = 1;
     int min_threads = 2;
     int max_threads = 4;
-    int calls = 30;                            // per thread, at most
-    std::chrono::milliseconds stall{20};       // the bound of a blocking call
+    int calls = 30;                      // per thread, at most
+    std::chrono::milliseconds stall{20}; // the bound of a blocking call
+    bool contention_only = false;        // every run has the contention shape (else one in two)
     std::string implementation = "bcast";
 };
 
@@ -118,6 +126,17 @@ inline long this_thread_tid() {
     return 0;
 #endif
 }
+// How long this thread has waited runnable for a core, in ns (Linux's
+// schedstat run_delay); 0 where that is not known, so that no call is ever
+// excused from being a stall there.
+inline std::uint64_t run_queue_wait_ns() {
+#if defined(__linux__)
+    std::ifstream stat("/proc/thread-self/schedstat");
+    std::uint64_t on_cpu = 0, waiting = 0;
+    if (stat >> on_cpu >> waiting) return waiting;
+#endif
+    return 0;
+}
 inline bool is_asleep(long tid) {
 #if defined(__linux__)
     try {
@@ -133,7 +152,9 @@ inline bool is_asleep(long tid) {
 #endif
 }
 
-enum class kind { sender, receiver, inactive };
+enum class kind { sender,
+                  receiver,
+                  inactive };
 
 struct owned {
     int logical;
@@ -213,8 +234,9 @@ public:
             break;
         case call_kind::send: {
             const auto began = std::chrono::steady_clock::now();
+            const std::uint64_t queued_before = run_queue_wait_ns();
             auto r = impl_.broadcast_for(id, arg, bound);
-            if (stalled(l, c, began)) return false;
+            if (stalled(l, c, began, queued_before)) return false;
             if (!r.has_value() && r.error().code == send_errc::timed_out) as_timed(c, timeout_us);
             c.result = spec::encode_send(r);
             break;
@@ -225,8 +247,9 @@ public:
             break;
         case call_kind::recv: {
             const auto began = std::chrono::steady_clock::now();
+            const std::uint64_t queued_before = run_queue_wait_ns();
             auto r = impl_.recv_for(id, bound);
-            if (stalled(l, c, began)) return false;
+            if (stalled(l, c, began, queued_before)) return false;
             if (!r.has_value() && r.error().code == recv_errc::timed_out) as_timed(c, timeout_us);
             c.result = spec::encode_recv(r);
             break;
@@ -277,9 +300,13 @@ private:
     // what it answered it found on the re-check its own deadline made (a
     // channel that forgets to wake a receiver on close still answers
     // `closed` at the deadline). It is recorded pending and its thread stops.
-    bool stalled(lane& l, call& c, std::chrono::steady_clock::time_point began) {
+    // Not if the thread waited for a core for a quarter of the bound or more
+    // since `queued_before`: it may have been woken in time and run late.
+    bool stalled(lane& l, call& c, std::chrono::steady_clock::time_point began, std::uint64_t queued_before) {
         if (std::chrono::steady_clock::now() - began < stall_) return false;
-        if (clock_.quiet_ns() < std::chrono::duration_cast<std::chrono::nanoseconds>(stall_).count() / 2) return false;
+        const auto bound_ns = std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(stall_).count());
+        if (clock_.quiet_ns() < std::int64_t(bound_ns / 2)) return false;
+        if (run_queue_wait_ns() - queued_before >= bound_ns / 4) return false;
         l.stalled = true;
         l.stall_tick = clock_.now();
         c.returned = spec::pending_tick;
@@ -359,7 +386,7 @@ inline std::vector<choice> choices(const lane& l, bool can_make, bool waker) {
         add(call_kind::set_overflow, i, 1);
         add(call_kind::set_await_active, i, 1);
         if (i == 0) add(call_kind::close, i, 1); // one close per thread's draw, not per handle: a closed channel teaches little
-        add(call_kind::len, i, 2); // a query, drawn below
+        add(call_kind::len, i, 2);               // a query, drawn below
     }
     return out;
 }
@@ -402,149 +429,151 @@ inline void run_lane(lane& l, rng r, int calls, auto& run, bool waker) {
 // std::runtime_error when the implementation threw.
 template <class Impl>
     requires spec::timed_broadcast_channel<Impl, int>
-std::optional<history> record_one(const record_options& options, std::uint64_t id, record_stats& stats) {
-    using namespace detail::rec;
-    rng r{options.seed * 0x100000001b3ull ^ (id + 1) * 0x9e3779b97f4a7c15ull};
-    const int threads = options.min_threads + int(r.below(std::uint64_t(options.max_threads - options.min_threads + 1)));
-    history h;
-    h.id = id;
-    h.capacity = 1 + r.below(3);
-    h.threads = threads;
-    h.implementation = options.implementation;
-    h.seed = options.seed;
-    h.stall_ms = std::uint64_t(options.stall.count());
+        std::optional<history> record_one(const record_options& options, std::uint64_t id, record_stats& stats) {
+        using namespace detail::rec;
+        rng r{options.seed * 0x100000001b3ull ^ (id + 1) * 0x9e3779b97f4a7c15ull};
+        const int threads = options.min_threads + int(r.below(std::uint64_t(options.max_threads - options.min_threads + 1)));
+        history h;
+        h.id = id;
+        h.capacity = 1 + r.below(3);
+        h.threads = threads;
+        h.implementation = options.implementation;
+        h.seed = options.seed;
+        h.stall_ms = std::uint64_t(options.stall.count());
+        h.calls_per_thread = std::uint64_t(options.calls);
+        h.contention = options.contention_only;
 
-    Impl impl(h.capacity);
-    run_clock clock;
-    numbers handle_numbers;
-    runner<Impl> run(impl, clock, handle_numbers, options.stall);
-    std::vector<lane> lanes(std::size_t(threads) + 1);
-    lane& setup = lanes.back();
-    setup.thread = -1;
-    setup.handles = {{0, spec::model<int>::first_sender, kind::sender}, {1, spec::model<int>::first_receiver, kind::receiver}};
+        Impl impl(h.capacity);
+        run_clock clock;
+        numbers handle_numbers;
+        runner<Impl> run(impl, clock, handle_numbers, options.stall);
+        std::vector<lane> lanes(std::size_t(threads) + 1);
+        lane& setup = lanes.back();
+        setup.thread = -1;
+        setup.handles = {{0, spec::model<int>::first_sender, kind::sender}, {1, spec::model<int>::first_receiver, kind::receiver}};
 
-    // The setup makes every thread's handles, then hands them out: thread 0
-    // gets the first two (or what became of them), the others copies. In a
-    // contention run (one in two) threads 0..n-2 start with a call that must
-    // wait and the last thread, once they have invoked it, goes on with calls
-    // that may end the wait; the setup makes the wait real.
-    const bool contention = r.one_in(2);
-    const int shape = int(r.below(3)); // 0: receivers wait on an empty ring; 1: senders on a full one; 2: senders for an active receiver
-    std::array<int, spec::max_logical_handles> owner{}; // which thread each handle number goes to
-    auto made_for = [&](int t, call_kind k, std::size_t from) {
-        const std::size_t before = setup.handles.size();
-        run.perform(setup, k, from, 0);
-        if (setup.handles.size() > before) owner[std::size_t(setup.handles.back().logical)] = t;
-    };
-    if (r.one_in(3) && !(contention && shape == 1)) run.perform(setup, call_kind::set_overflow, 0, 1);
-    for (int t = 0; t < threads; ++t) lanes[std::size_t(t)].thread = t;
-    for (int t = 1; t < threads; ++t) {
-        // A waiter holds only the kind that waits. The waker also gets thread
-        // 0's other handles below, so that it may hold the last of a kind.
-        const bool waiter = contention && t + 1 < threads;
-        const bool draw = r.one_in(2);
-        const bool wants_sender = contention ? (waiter ? shape != 0 : shape != 0 && draw) : !r.one_in(4);
-        const bool wants_receiver = contention ? (waiter ? shape == 0 : shape == 0 && draw) : (!wants_sender || !r.one_in(4));
-        if (wants_sender) made_for(t, call_kind::clone_sender, 0);
-        if (wants_receiver) made_for(t, call_kind::clone_receiver, 1);
-    }
-    if (contention && shape == 1 && r.one_in(2)) {
-        // The waker also holds an inactive receiver and await_active is off:
-        // then the last active receiver leaving does not close the channel,
-        // and must still wake every sender (R-LIFE-3's wake, R-ACT-2).
-        run.perform(setup, call_kind::set_await_active, 0, 0);
-        made_for(threads - 1, call_kind::clone_receiver, 1);
-        made_for(threads - 1, call_kind::deactivate, setup.handles.size() - 1);
-    }
-    if (contention && shape == 1)
-        for (std::size_t m = 0; m < h.capacity; ++m) run.perform(setup, call_kind::try_send, 0, 900 + int(m));
-    if (contention && shape == 2) {
-        // Every receiver goes inactive; each inactive one stays with its thread.
-        for (std::size_t i = 0; i < setup.handles.size();) {
-            if (setup.handles[i].k != kind::receiver) {
-                ++i;
-                continue;
-            }
-            const int t = owner[std::size_t(setup.handles[i].logical)];
-            made_for(t, call_kind::deactivate, i); // removes handles[i], appends the inactive one
+        // The setup makes every thread's handles, then hands them out: thread 0
+        // gets the first two (or what became of them), the others copies. In a
+        // contention run (one in two) threads 0..n-2 start with a call that must
+        // wait and the last thread, once they have invoked it, goes on with calls
+        // that may end the wait; the setup makes the wait real.
+        const bool contention = r.one_in(2) || options.contention_only;
+        const int shape = int(r.below(3));                  // 0: receivers wait on an empty ring; 1: senders on a full one; 2: senders for an active receiver
+        std::array<int, spec::max_logical_handles> owner{}; // which thread each handle number goes to
+        auto made_for = [&](int t, call_kind k, std::size_t from) {
+            const std::size_t before = setup.handles.size();
+            run.perform(setup, k, from, 0);
+            if (setup.handles.size() > before) owner[std::size_t(setup.handles.back().logical)] = t;
+        };
+        if (r.one_in(3) && !(contention && shape == 1)) run.perform(setup, call_kind::set_overflow, 0, 1);
+        for (int t = 0; t < threads; ++t) lanes[std::size_t(t)].thread = t;
+        for (int t = 1; t < threads; ++t) {
+            // A waiter holds only the kind that waits. The waker also gets thread
+            // 0's other handles below, so that it may hold the last of a kind.
+            const bool waiter = contention && t + 1 < threads;
+            const bool draw = r.one_in(2);
+            const bool wants_sender = contention ? (waiter ? shape != 0 : shape != 0 && draw) : !r.one_in(4);
+            const bool wants_receiver = contention ? (waiter ? shape == 0 : shape == 0 && draw) : (!wants_sender || !r.one_in(4));
+            if (wants_sender) made_for(t, call_kind::clone_sender, 0);
+            if (wants_receiver) made_for(t, call_kind::clone_receiver, 1);
         }
-    }
-    for (const owned& o : setup.handles) lanes[std::size_t(owner[std::size_t(o.logical)])].handles.push_back(o);
-    setup.handles.clear();
-    if (contention && threads > 1) {
-        // Thread 0 is a waiter too: it keeps the kind that waits, the waker gets the rest.
-        const kind waits = shape == 0 ? kind::receiver : kind::sender;
-        std::vector<owned>& first = lanes[0].handles;
-        for (const owned& o : first)
-            if (o.k != waits) lanes[std::size_t(threads - 1)].handles.push_back(o);
-        std::erase_if(first, [waits](const owned& o) { return o.k != waits; });
-    }
-    std::atomic<int> first_calls_due{contention ? threads - 1 : 0};
-    std::vector<std::atomic<long>> waiter_tids(static_cast<std::size_t>(threads)); // 0: not a waiter, or not known yet
-    std::vector<std::thread> workers;
-    workers.reserve(std::size_t(threads));
-    for (int t = 0; t < threads; ++t) {
-        workers.emplace_back([&, t] {
-            lane& l = lanes[std::size_t(t)];
-            try {
-                rng mine{options.seed ^ (id << 8) ^ std::uint64_t(t + 1) * 0x9e3779b97f4a7c15ull};
-                if (contention && t + 1 == threads) {
-                    // The waker: its first call comes once every waiter has invoked its first (bounded: 50 ms).
-                    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
-                    while (first_calls_due.load(std::memory_order_acquire) > 0 && std::chrono::steady_clock::now() < give_up)
-                        std::this_thread::yield(); // pairs with the waiters' release fetch_sub
-                    for (std::size_t w = 0; w + 1 < waiter_tids.size(); ++w) {
-                        // A tid only steers this wait; no data is read through it (relaxed).
-                        for (long tid = waiter_tids[w].load(std::memory_order_relaxed);
-                             tid != 0 && !is_asleep(tid) && std::chrono::steady_clock::now() < give_up;
-                             tid = waiter_tids[w].load(std::memory_order_relaxed))
-                            std::this_thread::yield();
-                    }
-                } else if (contention && l.handles.empty()) {
-                    first_calls_due.fetch_sub(1, std::memory_order_release); // nothing to wait on; pairs with the waker's load
-                } else if (contention) {
-                    waiter_tids[std::size_t(t)].store(this_thread_tid(), std::memory_order_relaxed); // ordered by the announce's release
-                    const bool sends = l.handles[0].k == kind::sender;
-                    const bool go_on = run.perform(l, sends ? call_kind::send : call_kind::recv, 0, sends ? 1000 * t + 999 : 0, 0, &first_calls_due);
-                    waiter_tids[std::size_t(t)].store(0, std::memory_order_relaxed); // its wait is over: the waker need not wait for it
-                    if (!go_on) return;
+        if (contention && shape == 1 && r.one_in(2)) {
+            // The waker also holds an inactive receiver and await_active is off:
+            // then the last active receiver leaving does not close the channel,
+            // and must still wake every sender (R-LIFE-3's wake, R-ACT-2).
+            run.perform(setup, call_kind::set_await_active, 0, 0);
+            made_for(threads - 1, call_kind::clone_receiver, 1);
+            made_for(threads - 1, call_kind::deactivate, setup.handles.size() - 1);
+        }
+        if (contention && shape == 1)
+            for (std::size_t m = 0; m < h.capacity; ++m) run.perform(setup, call_kind::try_send, 0, 900 + int(m));
+        if (contention && shape == 2) {
+            // Every receiver goes inactive; each inactive one stays with its thread.
+            for (std::size_t i = 0; i < setup.handles.size();) {
+                if (setup.handles[i].k != kind::receiver) {
+                    ++i;
+                    continue;
                 }
-                // The waker's program is short (1-3 calls): a long one would
-                // rescue a waiter whose wake-up was lost (a later close
-                // wakes it, and its answer only comes late, which no history
-                // can tell from slow).
-                const bool waker = contention && t + 1 == threads;
-                run_lane(l, mine, waker ? std::min(options.calls, 1 + int(mine.below(3))) : options.calls, run, waker);
-            } catch (const std::exception& e) {
-                l.error = e.what();
+                const int t = owner[std::size_t(setup.handles[i].logical)];
+                made_for(t, call_kind::deactivate, i); // removes handles[i], appends the inactive one
             }
-        });
-    }
-    for (std::thread& w : workers) w.join();
-
-    const std::uint64_t end = clock.now();
-    bool any_stall = false;
-    for (const lane& l : lanes) {
-        if (!l.error.empty()) throw std::runtime_error("thread " + std::to_string(l.thread) + ": " + l.error);
-        if (l.stalled && l.stall_tick != end) {
-            ++stats.discarded;
-            return std::nullopt;
         }
-        any_stall = any_stall || l.stalled;
+        for (const owned& o : setup.handles) lanes[std::size_t(owner[std::size_t(o.logical)])].handles.push_back(o);
+        setup.handles.clear();
+        if (contention && threads > 1) {
+            // Thread 0 is a waiter too: it keeps the kind that waits, the waker gets the rest.
+            const kind waits = shape == 0 ? kind::receiver : kind::sender;
+            std::vector<owned>& first = lanes[0].handles;
+            for (const owned& o : first)
+                if (o.k != waits) lanes[std::size_t(threads - 1)].handles.push_back(o);
+            std::erase_if(first, [waits](const owned& o) { return o.k != waits; });
+        }
+        std::atomic<int> first_calls_due{contention ? threads - 1 : 0};
+        std::vector<std::atomic<long>> waiter_tids(static_cast<std::size_t>(threads)); // 0: not a waiter, or not known yet
+        std::vector<std::thread> workers;
+        workers.reserve(std::size_t(threads));
+        for (int t = 0; t < threads; ++t) {
+            workers.emplace_back([&, t] {
+                lane& l = lanes[std::size_t(t)];
+                try {
+                    rng mine{options.seed ^ (id << 8) ^ std::uint64_t(t + 1) * 0x9e3779b97f4a7c15ull};
+                    if (contention && t + 1 == threads) {
+                        // The waker: its first call comes once every waiter has invoked its first (bounded: 50 ms).
+                        const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+                        while (first_calls_due.load(std::memory_order_acquire) > 0 && std::chrono::steady_clock::now() < give_up)
+                            std::this_thread::yield(); // pairs with the waiters' release fetch_sub
+                        for (std::size_t w = 0; w + 1 < waiter_tids.size(); ++w) {
+                            // A tid only steers this wait; no data is read through it (relaxed).
+                            for (long tid = waiter_tids[w].load(std::memory_order_relaxed);
+                                 tid != 0 && !is_asleep(tid) && std::chrono::steady_clock::now() < give_up;
+                                 tid = waiter_tids[w].load(std::memory_order_relaxed))
+                                std::this_thread::yield();
+                        }
+                    } else if (contention && l.handles.empty()) {
+                        first_calls_due.fetch_sub(1, std::memory_order_release); // nothing to wait on; pairs with the waker's load
+                    } else if (contention) {
+                        waiter_tids[std::size_t(t)].store(this_thread_tid(), std::memory_order_relaxed); // ordered by the announce's release
+                        const bool sends = l.handles[0].k == kind::sender;
+                        const bool go_on = run.perform(l, sends ? call_kind::send : call_kind::recv, 0, sends ? 1000 * t + 999 : 0, 0, &first_calls_due);
+                        waiter_tids[std::size_t(t)].store(0, std::memory_order_relaxed); // its wait is over: the waker need not wait for it
+                        if (!go_on) return;
+                    }
+                    // The waker's program is short (1-3 calls): a long one would
+                    // rescue a waiter whose wake-up was lost (a later close
+                    // wakes it, and its answer only comes late, which no history
+                    // can tell from slow).
+                    const bool waker = contention && t + 1 == threads;
+                    run_lane(l, mine, waker ? std::min(options.calls, 1 + int(mine.below(3))) : options.calls, run, waker);
+                } catch (const std::exception& e) {
+                    l.error = e.what();
+                }
+            });
+        }
+        for (std::thread& w : workers) w.join();
+
+        const std::uint64_t end = clock.now();
+        bool any_stall = false;
+        for (const lane& l : lanes) {
+            if (!l.error.empty()) throw std::runtime_error("thread " + std::to_string(l.thread) + ": " + l.error);
+            if (l.stalled && l.stall_tick != end) {
+                ++stats.discarded;
+                return std::nullopt;
+            }
+            any_stall = any_stall || l.stalled;
+        }
+        // The calls in the order of their invocation (the setup's first).
+        std::vector<std::pair<call, std::int64_t>> all;
+        for (const lane& l : lanes)
+            for (std::size_t i = 0; i < l.calls.size(); ++i) all.push_back({l.calls[i], l.timeouts[i]});
+        std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first.invoked < b.first.invoked; });
+        for (auto& [c, timeout] : all) {
+            h.calls.push_back(c);
+            h.timeout_us.push_back(timeout);
+            h.call_lines.push_back(0);
+        }
+        ++stats.recorded;
+        if (any_stall) ++stats.stalled;
+        return h;
     }
-    // The calls in the order of their invocation (the setup's first).
-    std::vector<std::pair<call, std::int64_t>> all;
-    for (const lane& l : lanes)
-        for (std::size_t i = 0; i < l.calls.size(); ++i) all.push_back({l.calls[i], l.timeouts[i]});
-    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first.invoked < b.first.invoked; });
-    for (auto& [c, timeout] : all) {
-        h.calls.push_back(c);
-        h.timeout_us.push_back(timeout);
-        h.call_lines.push_back(0);
-    }
-    ++stats.recorded;
-    if (any_stall) ++stats.stalled;
-    return h;
-}
 
 } // namespace bcast::trace
