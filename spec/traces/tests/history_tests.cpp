@@ -103,6 +103,30 @@ TEST(history_format, bad_input_names_its_line) {
     EXPECT_NE(error_of(R"({"history":0,"call":0,"thread":0,"op":"len","handle":1,"invoked":1,"returned":2,"result":{"value":0}})").find("test.jsonl:1: a call before any history header"), std::string::npos);
 }
 
+TEST(history_format, a_call_on_the_wrong_kind_of_handle_or_after_its_drop_names_its_line) {
+    EXPECT_NE(error_of(header + R"({"history":0,"call":0,"thread":0,"op":"try_recv","handle":0,"invoked":1,"returned":2,"result":{"error":"empty"}})").find("test.jsonl:2: handle 0 is a sender; \"try_recv\" needs a receiver"), std::string::npos);
+    EXPECT_NE(error_of(header + R"({"history":0,"call":0,"thread":0,"op":"deactivate","handle":1,"new":2,"invoked":1,"returned":2,"result":{"ok":true}})"
+                                "\n"
+                                R"({"history":0,"call":1,"thread":0,"op":"broadcast_timed","handle":2,"message":1,"timeout_us":5,"invoked":3,"returned":4,"result":{"ok":true}})")
+                  .find("test.jsonl:3: handle 2 is an inactive receiver; \"broadcast_timed\" needs a sender"),
+              std::string::npos);
+    EXPECT_NE(error_of(header + R"({"history":0,"call":0,"thread":0,"op":"drop_sender","handle":0,"invoked":1,"returned":2,"result":{"ok":true}})"
+                                "\n"
+                                R"({"history":0,"call":1,"thread":1,"op":"len","handle":0,"invoked":3,"returned":4,"result":{"value":0}})")
+                  .find("test.jsonl:3: handle 0 was used after the call on line 2 dropped or converted it"),
+              std::string::npos);
+    // Overlapping the drop is allowed: the other call may have come first.
+    EXPECT_EQ(error_of(header + R"({"history":0,"call":0,"thread":0,"op":"drop_sender","handle":0,"invoked":1,"returned":4,"result":{"ok":true}})"
+                                "\n"
+                                R"({"history":0,"call":1,"thread":1,"op":"len","handle":0,"invoked":2,"returned":3,"result":{"value":0}})"),
+              "(no error)");
+    EXPECT_NE(error_of(header + R"({"history":0,"call":0,"thread":0,"op":"drop_receiver","handle":1,"invoked":1,"returned":2,"result":{"ok":true}})"
+                                "\n"
+                                R"({"history":0,"call":1,"thread":1,"op":"drop_receiver","handle":1,"invoked":1,"returned":3,"result":{"ok":true}})")
+                  .find("test.jsonl:3: handle 1 is dropped or converted twice (also on line 2)"),
+              std::string::npos);
+}
+
 TEST(history_check, a_correct_two_thread_history_is_linearizable) {
     const history h = parse(two_threads)[0];
     const history_finding f = check_recorded(h);
@@ -154,6 +178,42 @@ TEST(history_check, an_upstream_stranded_sender_is_a_documented_lost_wakeup) {
     EXPECT_EQ(f.report.rule, "R-CAP-4");
     EXPECT_TRUE(f.documented);
     EXPECT_FALSE(f.failed());
+}
+
+// A lost wakeup seen once and never again is a stall of the machine, not a
+// finding; one that happens again is confirmed (confirm_lost_wakeup).
+TEST(history_check, a_lost_wakeup_counts_only_when_it_happens_again) {
+    const std::string lost = header +
+                             R"({"history":0,"call":0,"thread":1,"op":"recv","handle":1,"invoked":1,"pending":true})"
+                             "\n"
+                             R"({"history":0,"call":1,"thread":0,"op":"try_broadcast","handle":0,"message":7,"invoked":2,"returned":3,"result":{"ok":true}})"
+                             "\n";
+    const history bad = parse(lost)[0];
+    const history good = parse(two_threads)[0];
+    int recorded = 0;
+    auto once_then_fine = [&](const record_options& o, std::uint64_t id) -> std::optional<history> {
+        EXPECT_EQ(o.min_threads, 2); // the same program: its thread count fixed
+        EXPECT_EQ(o.max_threads, 2);
+        EXPECT_EQ(id, 17u);
+        ++recorded;
+        return good;
+    };
+    EXPECT_FALSE(confirm_lost_wakeup(record_options{}, 2, 17, once_then_fine));
+    EXPECT_EQ(recorded, confirm_attempts);
+    int calls = 0;
+    auto every_third = [&](const record_options&, std::uint64_t) -> std::optional<history> {
+        return ++calls % 3 == 0 ? std::optional<history>(bad) : std::optional<history>(good);
+    };
+    EXPECT_TRUE(confirm_lost_wakeup(record_options{}, 2, 17, every_third));
+    EXPECT_EQ(calls, 6); // stops at the second repeat
+    history_finding f = check_recorded(bad);
+    ASSERT_TRUE(f.failed());
+    f.unconfirmed = true;
+    EXPECT_FALSE(f.failed());
+    history_tally tally;
+    tally.add(bad, f);
+    EXPECT_EQ(tally.failures, 0u);
+    EXPECT_NE(tally.summary().find("a stall of the machine) 1"), std::string::npos);
 }
 
 // The reference channel, recorded on real threads: every history is

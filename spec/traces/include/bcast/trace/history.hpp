@@ -244,19 +244,79 @@ inline spec::outcome outcome_of(const spec::call& c, const json& r, std::string_
     return {};
 }
 
+// The kind of handle a call of `kind` needs, and the kind of the handle it makes.
+inline handle_kind needs(spec::call_kind kind) {
+    if (kind == spec::call_kind::send_timed) return handle_kind::sender;
+    if (kind == spec::call_kind::recv_timed) return handle_kind::receiver;
+    const op_info* op = find_op(history_op_name(kind));
+    return op != nullptr ? op->on : handle_kind::any;
+}
+inline handle_kind makes(spec::call_kind kind) {
+    using spec::call_kind;
+    switch (kind) {
+    case call_kind::clone_sender:
+    case call_kind::new_sender: return handle_kind::sender;
+    case call_kind::deactivate:
+    case call_kind::clone_inactive: return handle_kind::inactive;
+    default: return handle_kind::receiver; // clone_receiver, new_receiver, activate, activate_cloned
+    }
+}
+inline bool consumes_handle(spec::call_kind kind) {
+    using spec::call_kind;
+    return kind == call_kind::drop_sender || kind == call_kind::drop_receiver || kind == call_kind::drop_inactive ||
+           kind == call_kind::deactivate || kind == call_kind::activate;
+}
+inline const char* kind_name(handle_kind k) {
+    switch (k) {
+    case handle_kind::sender: return "a sender";
+    case handle_kind::receiver: return "a receiver";
+    case handle_kind::inactive: return "an inactive receiver";
+    case handle_kind::sender_or_receiver: return "a sender or a receiver";
+    case handle_kind::any: return "any handle";
+    }
+    return "?";
+}
+inline bool fits(handle_kind needed, handle_kind have) {
+    return needed == handle_kind::any || needed == have ||
+           (needed == handle_kind::sender_or_receiver && (have == handle_kind::sender || have == handle_kind::receiver));
+}
+
+// The checks that need a whole history: no call on a handle invoked after the
+// call that dropped or converted it returned, and no handle consumed twice.
+inline void check_handle_lifetimes(const history& h, std::string_view source) {
+    std::vector<std::optional<std::size_t>> consumed_by(spec::max_logical_handles); // index of the consuming call
+    for (std::size_t i = 0; i < h.calls.size(); ++i) {
+        const spec::call& c = h.calls[i];
+        if (!consumes_handle(c.kind)) continue;
+        auto& by = consumed_by[std::size_t(c.handle)];
+        if (by) fail_at(source, h.call_lines[i], "handle " + std::to_string(c.handle) + " is dropped or converted twice (also on line " + std::to_string(h.call_lines[*by]) + ")");
+        by = i;
+    }
+    for (std::size_t i = 0; i < h.calls.size(); ++i) {
+        const spec::call& c = h.calls[i];
+        const auto& by = consumed_by[std::size_t(c.handle)];
+        if (!by || *by == i || h.calls[*by].is_pending()) continue;
+        if (c.invoked > h.calls[*by].returned)
+            fail_at(source, h.call_lines[i], "handle " + std::to_string(c.handle) + " was used after the call on line " + std::to_string(h.call_lines[*by]) + " dropped or converted it");
+    }
+}
+
 } // namespace detail
 
 // Reads every history of a file. Throws format_error naming the file and line
 // for anything that is not version 1: bad JSON, a missing or unknown member, an
 // unknown operation, a call out of order or outside a history, a handle
-// number outside 0..63 or used before any call made it, a response before its
+// number outside 0..63 or used before any call made it, a call on a handle of
+// the wrong kind, a handle used after (in real time) the call that dropped or
+// converted it returned, or consumed twice, a response before its
 // invocation, a result that does not fit the operation, a file that ends
 // inside a history's numbering (the header's promise of threads unkept is not
 // checkable, so "threads" only bounds "thread").
 inline std::vector<history> read_histories(std::istream& in, std::string_view source) {
     using namespace detail;
     std::vector<history> histories;
-    std::vector<bool> named; // the current history's handle numbers made so far
+    std::vector<bool> named;                 // the current history's handle numbers made so far
+    std::vector<handle_kind> kind_of_handle; // and what each is
     std::string text_line;
     std::size_t line = 0;
     while (std::getline(in, text_line)) {
@@ -295,9 +355,13 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
             }
             for (const history& earlier : histories)
                 if (earlier.id == h.id) fail_at(source, line, "history " + std::to_string(h.id) + " appears twice");
+            if (!histories.empty()) check_handle_lifetimes(histories.back(), source);
             histories.push_back(std::move(h));
             named.assign(spec::max_logical_handles, false);
             named[0] = named[1] = true;
+            kind_of_handle.assign(spec::max_logical_handles, handle_kind::any);
+            kind_of_handle[0] = handle_kind::sender;
+            kind_of_handle[1] = handle_kind::receiver;
             continue;
         }
         only_members(o, {"history", "call", "thread", "op", "handle", "new", "message", "arg", "timeout_us", "invoked", "returned", "pending", "result"}, source, line);
@@ -325,10 +389,14 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
             fail_at(source, line, "\"" + name + "\" is a bcast extension, not allowed in an async-broadcast history");
         c.handle = handle_number(o, "handle", source, line);
         if (!named[std::size_t(c.handle)]) fail_at(source, line, "handle " + std::to_string(c.handle) + " was never made");
+        const handle_kind have = kind_of_handle[std::size_t(c.handle)];
+        if (!fits(needs(c.kind), have))
+            fail_at(source, line, "handle " + std::to_string(c.handle) + " is " + kind_name(have) + "; \"" + name + "\" needs " + kind_name(needs(c.kind)));
         if (spec::detail::lin::creates_handle(c.kind)) {
             c.out = handle_number(o, "new", source, line);
             if (named[std::size_t(c.out)]) fail_at(source, line, "handle number " + std::to_string(c.out) + " is made twice");
             named[std::size_t(c.out)] = true;
+            kind_of_handle[std::size_t(c.out)] = makes(c.kind);
         } else if (o.find("new") != nullptr) {
             fail_at(source, line, "\"" + name + "\" makes no handle: no \"new\"");
         }
@@ -369,6 +437,7 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
         h.timeout_us.push_back(timeout);
         h.call_lines.push_back(line);
     }
+    if (!histories.empty()) check_handle_lifetimes(histories.back(), source);
     return histories;
 }
 
