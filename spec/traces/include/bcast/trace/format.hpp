@@ -187,16 +187,11 @@ inline void only_members(const json& o, std::initializer_list<std::string_view> 
     }
 }
 
-} // namespace detail
-
-// Reads every trace of a file. Throws format_error naming the line for
-// anything that is not version 1 of the format: bad JSON, a missing or
-// unknown member, an unknown operation, a step out of order or outside a
-// trace. Whether a handle id exists is the replayer's business (it needs the
-// channel's state): replay.hpp and the Rust driver report that, also by line.
-inline std::vector<trace> read_traces(std::istream& in, std::string_view source) {
-    using namespace detail;
-    std::vector<trace> traces;
+// Calls `each(object, line)` for every line of a JSON Lines file that is not
+// blank; a line that is not a JSON object is refused naming its line (and, for
+// bad JSON, its column). The readers of traces and of histories share it.
+template <class Each>
+void for_each_object(std::istream& in, std::string_view source, Each each) {
     std::string text_line;
     std::size_t line = 0;
     while (std::getline(in, text_line)) {
@@ -209,13 +204,32 @@ inline std::vector<trace> read_traces(std::istream& in, std::string_view source)
             fail_at(source, line, "column " + std::to_string(e.column) + ": " + e.what());
         }
         if (!o.is_object()) fail_at(source, line, "a line must be a JSON object");
+        each(o, line);
+    }
+}
+
+// A header's "format" must be `name` and its "version" this reader's.
+inline void check_format(const json& o, std::string_view name, std::int64_t version, std::string_view source, std::size_t line) {
+    if (text(o, "format", source, line) != name) fail_at(source, line, "\"format\" must be \"" + std::string(name) + "\"");
+    const json& v = member(o, "version", source, line);
+    if (!v.is_int() || v.as_int() != version)
+        fail_at(source, line, "unsupported version " + v.dump() + " (this reader reads version " + std::to_string(version) + ")");
+}
+
+} // namespace detail
+
+// Reads every trace of a file. Throws format_error naming the line for
+// anything that is not version 1 of the format: bad JSON, a missing or
+// unknown member, an unknown operation, a step out of order or outside a
+// trace. Whether a handle id exists is the replayer's business (it needs the
+// channel's state): replay.hpp and the Rust driver report that, also by line.
+inline std::vector<trace> read_traces(std::istream& in, std::string_view source) {
+    using namespace detail;
+    std::vector<trace> traces;
+    for_each_object(in, source, [&](const json& o, std::size_t line) {
         if (o.find("format") != nullptr) { // a header
             only_members(o, {"format", "version", "trace", "capacity", "profile", "target", "implementation"}, source, line);
-            if (text(o, "format", source, line) != format_name) fail_at(source, line, "\"format\" must be \"bcast-trace\"");
-            const json& v = member(o, "version", source, line);
-            if (!v.is_int() || v.as_int() != format_version) {
-                fail_at(source, line, "unsupported version " + v.dump() + " (this reader reads version 1)");
-            }
+            check_format(o, format_name, format_version, source, line);
             trace t;
             t.line = line;
             t.id = counter(o, "trace", source, line);
@@ -229,7 +243,7 @@ inline std::vector<trace> read_traces(std::istream& in, std::string_view source)
                 if (earlier.id == t.id) fail_at(source, line, "trace " + std::to_string(t.id) + " appears twice");
             }
             traces.push_back(std::move(t));
-            continue;
+            return;
         }
         only_members(o, {"trace", "step", "op", "handle", "new", "message", "arg", "result"}, source, line);
         if (traces.empty()) fail_at(source, line, "a step before any trace header");
@@ -279,7 +293,7 @@ inline std::vector<trace> read_traces(std::istream& in, std::string_view source)
         s.result = member(o, "result", source, line);
         if (!s.result.is_object()) fail_at(source, line, "\"result\" must be an object");
         t.steps.push_back(std::move(s));
-    }
+    });
     return traces;
 }
 

@@ -317,24 +317,10 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
     std::vector<history> histories;
     std::vector<bool> named;                 // the current history's handle numbers made so far
     std::vector<handle_kind> kind_of_handle; // and what each is
-    std::string text_line;
-    std::size_t line = 0;
-    while (std::getline(in, text_line)) {
-        ++line;
-        if (text_line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        json o;
-        try {
-            o = json::parse(text_line);
-        } catch (const json_error& e) {
-            fail_at(source, line, "column " + std::to_string(e.column) + ": " + e.what());
-        }
-        if (!o.is_object()) fail_at(source, line, "a line must be a JSON object");
+    for_each_object(in, source, [&](const json& o, std::size_t line) {
         if (o.find("format") != nullptr) {
             only_members(o, {"format", "version", "history", "capacity", "threads", "target", "implementation", "seed", "stall_ms", "calls", "contention"}, source, line);
-            if (text(o, "format", source, line) != history_format_name) fail_at(source, line, "\"format\" must be \"bcast-history\"");
-            const json& v = member(o, "version", source, line);
-            if (!v.is_int() || v.as_int() != history_format_version)
-                fail_at(source, line, "unsupported version " + v.dump() + " (this reader reads version 1)");
+            check_format(o, history_format_name, history_format_version, source, line);
             history h;
             h.line = line;
             h.id = counter(o, "history", source, line);
@@ -362,7 +348,7 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
             kind_of_handle.assign(spec::max_logical_handles, handle_kind::any);
             kind_of_handle[0] = handle_kind::sender;
             kind_of_handle[1] = handle_kind::receiver;
-            continue;
+            return;
         }
         only_members(o, {"history", "call", "thread", "op", "handle", "new", "message", "arg", "timeout_us", "invoked", "returned", "pending", "result"}, source, line);
         if (histories.empty()) fail_at(source, line, "a call before any history header");
@@ -436,7 +422,7 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
         h.calls.push_back(c);
         h.timeout_us.push_back(timeout);
         h.call_lines.push_back(line);
-    }
+    });
     if (!histories.empty()) check_handle_lifetimes(histories.back(), source);
     return histories;
 }
