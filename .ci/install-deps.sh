@@ -6,7 +6,7 @@ set -euo pipefail
 
 common=(cmake make g++ python3 patch libgtest-dev libgmock-dev libbenchmark-dev)
 case "${1:-test}" in
-  test)  wanted=("${common[@]}" clang libclang-rt-14-dev clang-format clang-tidy librapidcheck-dev relacy-dev valgrind doxygen libasio-dev
+  test)  wanted=("${common[@]}" clang libclang-rt-14-dev clang-format clang-tidy librapidcheck-dev relacy-dev valgrind doxygen libasio-dev gdb
                  pkg-config clang-19 libc++-19-dev libc++abi-19-dev lintian
                  cargo rustc librust-async-broadcast-dev librust-futures-lite-dev librust-serde-json-dev librust-waker-fn-dev) ;;
   bench) wanted=("${common[@]}" valgrind binutils gnuplot-nox cargo rustc
