@@ -66,6 +66,10 @@ function(bcast_nested_suite name compiler sanitize)
                 -DBCAST_BUILD_BENCH=OFF
                 -DBCAST_NESTED_SUITES=OFF
                 -DBCAST_WERROR=${BCAST_WERROR} # the ci preset's ON reaches the nested trees
+                # Only what the labels run is built: no Relacy, mutants, fuzzer,
+                # course, docs, style or install rules (this tree runs those).
+                -DBCAST_BUILD_MODEL_TESTS=OFF -DBCAST_BUILD_FUZZ=OFF -DBCAST_BUILD_COURSE=OFF
+                -DBCAST_BUILD_DOCS=OFF -DBCAST_BUILD_STYLE_CHECKS=OFF -DBCAST_INSTALL=OFF
                 ${optimisation}
                 ${ARGN}
             --test-command ${CMAKE_CTEST_COMMAND} -L "${BCAST_SANITIZE_LABELS}" --output-on-failure --timeout 600
@@ -83,13 +87,10 @@ else()
     message(WARNING "clang++ not found: the clang TSan suite is skipped")
 endif()
 if(BCAST_LIBCXX_CXX)
-    # CMAKE_CXX_FLAGS reaches the link line too (-lc++, -lc++experimental). Only
-    # what the labels run is built: no Relacy, mutants, fuzzer, docs, style or install rules.
+    # CMAKE_CXX_FLAGS reaches the link line too (-lc++, -lc++experimental).
     bcast_nested_suite(nested.libcxx_clang ${BCAST_LIBCXX_CXX} "" -DCMAKE_BUILD_TYPE=Debug
         "-DCMAKE_CXX_FLAGS=-stdlib=libc++ -fexperimental-library -D_LIBCPP_HARDENING_MODE=_LIBCPP_HARDENING_MODE_DEBUG"
         -DBCAST_EXPECT_STDLIB=libc++
-        -DBCAST_BUILD_MODEL_TESTS=OFF -DBCAST_BUILD_FUZZ=OFF -DBCAST_BUILD_DOCS=OFF
-        -DBCAST_BUILD_STYLE_CHECKS=OFF -DBCAST_INSTALL=OFF
         # Always passed, so an earlier run's value does not stay in the tree's cache.
         "-DBCAST_RAPIDCHECK_SOURCE_DIR=${BCAST_RAPIDCHECK_SOURCE_DIR}" -DBCAST_PROPERTY_SEQUENCES=2000)
 else()
