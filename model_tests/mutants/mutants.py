@@ -42,6 +42,12 @@ FUTEX_CV = "impl/include/bcast/detail/futex_condition_variable.hpp"
 # The lock's own files: only the futex_lock suites (model_tests/relacy/futex_scenarios.hpp) run
 # that code; the channel's scenarios, hand-written and generated, run on Relacy's mutex.
 LOCK_FILES = (FUTEX_MUTEX, FUTEX_CV)
+# bcast::fast, the lock-free-receive family (docs/fast-design.md): only the fast_* suites
+# (model_tests/relacy/fast_scenarios.hpp) run it; the reference channel's checks cannot reach it.
+FAST_STATE = "impl/include/bcast/fast/detail/state.hpp"
+FAST_RING = "impl/include/bcast/fast/detail/ring.hpp"
+FAST_PRIMITIVES = "impl/include/bcast/fast/primitives.hpp"
+FAST_FILES = (FAST_STATE, FAST_RING, FAST_PRIMITIVES, "impl/include/bcast/fast/detail/platform.hpp")
 
 
 @dataclass(frozen=True)
@@ -68,9 +74,16 @@ class Mutant:
         return not self.killers
 
     @property
-    def in_lock_only(self):
-        """Every edit is in bcast's own lock, which the channel's scenarios do not run."""
-        return all(edit.file in LOCK_FILES for edit in self.edits)
+    def dedicated_runs(self):
+        """'lock' when every edit is in bcast's own lock, 'fast' when every edit is in bcast::fast:
+        code the reference channel's scenarios (hand-written, generated, traces, histories) never run,
+        so only the LOCK or the FAST lines of scenarios.def can kill it (registry.hpp builds just
+        those with -DBCAST_RELACY_DEDICATED_LOCK / _FAST); None otherwise."""
+        for name, files in (("lock", LOCK_FILES), ("fast", FAST_FILES)):
+            if all(edit.file in files for edit in self.edits):
+                return name
+        return None
+
 
 
 def replace(file, code, replacement):
@@ -451,3 +464,111 @@ mutant("cv-notify-all-wakes-one", "notify_all() wakes one sleeper in the kernel"
         if (sleepers_.load(std::memory_order_seq_cst) != 0) Ops::wake_one(sequence_); // MUTANT: one, not all
 """))
 
+
+
+# ---- bcast::fast, the lock-free receive path (docs/fast-design.md, issue 18) ----------------------
+# Killed by the fast_* Relacy suites (model_tests/relacy/fast_scenarios.hpp), whose atomics Relacy
+# explores under every order the memory model allows: a wrong order shows as a stale or torn value
+# (a history the spec model cannot explain), a lost wakeup as DEADLOCK, a plain position as a DATA RACE.
+
+mutant("fast-publish-relaxed", "a slot's stamp is published relaxed instead of release: a reader that sees the "
+       "message may copy stale words", [RELACY],
+       replace(FAST_RING, "target.stamp.store(written_stamp(seq), std::memory_order_release);", """
+        target.stamp.store(written_stamp(seq), std::memory_order_relaxed); // MUTANT: relaxed publish
+"""))
+
+mutant("fast-words-relaxed", "a slot's words are stored relaxed: a reader whose copy saw an overwrite need not "
+       "see the overwrite's stamp, so the seqlock accepts a torn copy", [RELACY],
+       replace(FAST_RING, "for (std::size_t i = 0; i < word_count; ++i) target.payload[i].store(bits[i], "
+                          "std::memory_order_release);", """
+        for (std::size_t i = 0; i < word_count; ++i) target.payload[i].store(bits[i], std::memory_order_relaxed); // MUTANT
+"""))
+
+mutant("fast-validate-before-copy", "the seqlock's re-check of the stamp is made before the copy, so an overwrite "
+       "during the copy goes unseen", [RELACY],
+       replace(FAST_RING, "for (std::size_t i = 0; i < word_count; ++i) bits[i] = source.payload[i].load("
+                          "std::memory_order_acquire); if (source.stamp.load(std::memory_order_relaxed) != before) "
+                          "return found::overwritten;", """
+        if (source.stamp.load(std::memory_order_relaxed) != before) return found::overwritten; // MUTANT: checked first
+        for (std::size_t i = 0; i < word_count; ++i) bits[i] = source.payload[i].load(std::memory_order_acquire);
+"""))
+
+mutant("fast-overwrite-without-writing-stamp", "an overwrite (an eviction's, or a wrap over a lagging reader) does "
+       "not mark the slot as being written first, so it does not invalidate a reader's copy", [RELACY],
+       replace(FAST_RING, "target.stamp.store(writing_stamp(seq), std::memory_order_release);", """
+        // MUTANT: no writing stamp: a reader copying the old message is not invalidated
+"""))
+
+mutant("fast-gate-on-fastest", "the sender's refresh takes the fastest receiver's position, not the slowest's, as "
+       "the queue's front", [RELACY],
+       replace(FAST_STATE, "for (const position_cell* cell = receivers_; cell != nullptr; cell = cell->next) { "
+                           "lowest = std::min(lowest, cell->position.load()); } "
+                           "cached_min_.set(std::max(cached_min_.get(), lowest));", """
+        std::uint64_t fastest = 0; // MUTANT: gates on the fastest receiver
+        for (const position_cell* cell = receivers_; cell != nullptr; cell = cell->next) {
+            fastest = std::max(fastest, cell->position.load());
+        }
+        lowest = fastest;
+        cached_min_.set(std::max(cached_min_.get(), lowest));
+"""))
+
+mutant("fast-stale-gating-minimum", "a sender trusts its cached minimum when the ring looks full and never refreshes "
+       "it there", [RELACY],
+       replace(FAST_STATE, "if (tail - head >= capacity) head = refreshed_head();", """
+        // MUTANT: the cached minimum is not refreshed when the ring looks full
+"""))
+
+mutant("fast-receiver-sleeps-without-heavy-fence", "a receiver counts itself as sleeping and re-checks without "
+       "the heavy fence: the handshake with a sender that publishes meanwhile breaks", [RELACY],
+       replace(FAST_STATE, "fences_.heavy(fence_word_); received = attempt_recv(cell);", """
+            // MUTANT: no heavy fence before the re-check
+            received = attempt_recv(cell); // [W4]
+"""))
+
+mutant("fast-no-heavy-fence", "a sender about to sleep does not pass the heavy fence between publishing what it "
+       "needs and re-reading the positions: a lost wakeup", [RELACY],
+       replace(FAST_STATE, "fences_.heavy(fence_word_); const std::uint64_t head = refreshed_head();", """
+            // MUTANT: no heavy fence in the sleep/wake handshake
+            const std::uint64_t head = refreshed_head(); // [W9]
+"""))
+
+mutant("fast-sleep-without-recheck", "a receiver counts itself as sleeping, then sleeps without looking again",
+       [RELACY],
+       replace(FAST_STATE, "received = attempt_recv(cell); if (!is_empty(received)) { "
+                           "receivers_sleeping_.fetch_sub(1, std::memory_order_relaxed); return received; }", """
+            // MUTANT: no re-check after counting itself and passing the fence
+"""))
+
+mutant("fast-wake-crossing-off-by-one", "a receiver wakes the senders only when it moves past their need, not when "
+       "it reaches it", [RELACY],
+       replace(FAST_STATE, "if (need != 0 && from < need && need <= to) wake_senders_unlocked();", """
+        if (need != 0 && from < need && need < to) wake_senders_unlocked(); // MUTANT: off by one
+"""))
+
+mutant("fast-closed-read-after-slot", "a receiver reads the closed flag after the slot: a message sent just before "
+       "a close is answered `closed`", [RELACY],
+       replace(FAST_STATE, "const bool closed = closed_.load(std::memory_order_acquire);", """
+        // MUTANT: the closed flag is read after the slot (below)
+"""),
+       replace(FAST_STATE, "return recv_result<T>(error_tag, recv_error{closed ? recv_errc::closed : recv_errc::empty, 0});", """
+            const bool closed = closed_.load(std::memory_order_acquire); // MUTANT: read after the slot
+            return recv_result<T>(error_tag, recv_error{closed ? recv_errc::closed : recv_errc::empty, 0});
+"""))
+
+mutant("fast-eviction-unpublished", "an eviction moves the lock holder's copy of the front but does not publish it "
+       "to receivers", [RELACY],
+       replace(FAST_STATE, "evict_head_.store(head, std::memory_order_release);", """
+        // MUTANT: receivers never see the eviction
+"""))
+
+mutant("fast-ring-published-relaxed", "a growing set_capacity publishes the new ring relaxed: a receiver may load "
+       "it before the copied slots are visible", [RELACY],
+       replace(FAST_STATE, "ring_.store(rings_.back().get(), std::memory_order_release);", """
+        ring_.store(rings_.back().get(), std::memory_order_relaxed); // MUTANT: relaxed
+"""))
+
+mutant("fast-plain-position", "bcast::fast's receivers keep their position in a plain integer: senders read it "
+       "while its receiver writes it (Relacy: DATA RACE)", [RELACY],
+       replace(FAST_PRIMITIVES, "using default_position = atomic_position<std::memory_order_acq_rel>;", """
+using default_position = plain_position; // MUTANT: a plain position
+"""))

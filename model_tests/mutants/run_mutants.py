@@ -166,13 +166,14 @@ def first_lines(text, n):
     return [line for line in text.splitlines() if line.strip()][:n]
 
 
-def build_relacy(args, scratch, lock_only=False):
+def build_relacy(args, scratch, dedicated_runs=None):
     exe = scratch / "bcast_relacy"
     opt = ["-O0", "-g"] if args.debug else [args.opt]
     quick_only = ["-DBCAST_RELACY_QUICK_ONLY"] if args.controls or args.mode == "quick" else []  # registry.hpp
-    # A mutant of bcast's own lock: only the lock's runs can reach it (scenarios.def, BCAST_RELACY_LOCK).
-    lock_runs = ["-DBCAST_RELACY_LOCK_ONLY"] if lock_only else []
-    cmd = [args.cxx, "-std=c++20", *opt, *quick_only, *lock_runs, "-fno-sized-deallocation", "-fno-lifetime-dse", "-UNDEBUG", "-w",
+    # A mutant outside the reference channel (Mutant.dedicated_runs): only the runs that can reach its
+    # code are built (scenarios.def: the LOCK lines for bcast's own lock, the FAST lines for bcast::fast).
+    dedicated = {"lock": ["-DBCAST_RELACY_DEDICATED_LOCK"], "fast": ["-DBCAST_RELACY_DEDICATED_FAST"]}.get(dedicated_runs, [])
+    cmd = [args.cxx, "-std=c++20", *opt, *quick_only, *dedicated, "-fno-sized-deallocation", "-fno-lifetime-dse", "-UNDEBUG", "-w",
            "-I", str(scratch / "impl" / "include"), "-I", str(scratch / "spec" / "include"),
            str(scratch / "model_tests" / "relacy" / "main.cpp"), "-o", str(exe)]
     if os.path.normpath(args.relacy_include) not in ("/usr/include", "/usr/local/include"):
@@ -208,7 +209,7 @@ def run_relacy(args, entry):
         prepare(args.repo, entry, scratch, ("spec/include", "model_tests/relacy"))
     except AnchorError as e:
         return entry.name, "ERROR", "-", [f"edit does not apply: {e}"], time.time() - t0, None
-    exe, errors = build_relacy(args, scratch, lock_only=entry.in_lock_only)
+    exe, errors = build_relacy(args, scratch, dedicated_runs=entry.dedicated_runs)
     if exe is None:
         return entry.name, "ERROR", "-", errors, time.time() - t0, None
     if entry.is_control:
@@ -395,10 +396,11 @@ def run_generated_checker(args, entry):
 
 
 def channel_mutants(args):
-    """None (the unmutated code) and the channel's own mutants: the lock's are left out
-    (the generated scenarios and the traces run the channel on another lock, or none)."""
+    """None (the unmutated code) and the reference channel's own mutants: the lock's and bcast::fast's
+    are left out (the generated scenarios, the traces and the histories run the reference channel on
+    another lock, or none)."""
     return [None] + [m for m in sorted(registry.MUTANTS, key=lambda m: m.name)
-                     if not m.is_control and not m.in_lock_only and (not args.names or m.name in args.names)]
+                     if not m.is_control and m.dedicated_runs is None and (not args.names or m.name in args.names)]
 
 
 def run_each(entries, run, jobs, describe):
@@ -538,6 +540,13 @@ def traces_table(args):
 HISTORIES = "histories"
 HISTORY_COUNT = 10000
 HISTORY_TIMEOUT_S = 900
+# The recorders' stall bound. Longer than bcast-trace's 20 ms: a wake mutant is
+# seen only once its waiters are asleep in the kernel, and on a loaded machine
+# (ctest runs this beside other tests) their back-off's yields alone can take
+# 20 ms, so with the short bound every such wait ran out before it slept and was
+# excused, and last-receiver-wakes-one survived 10000 histories. A stall costs
+# one bound, about one history in two ends in one, and 8 record at once.
+HISTORY_STALL_MS = 100
 HISTORY_MUST = {"copy-starts-at-tail": "not_linearizable", "evict-newest": "not_linearizable",
                 "missed-count-off-by-one": "not_linearizable", "no-wake-on-close": "lost_wakeup",
                 "last-receiver-wakes-one": "lost_wakeup"}
@@ -557,6 +566,7 @@ def run_histories_checker(args, entry):
     try:
         count = args.histories if entry is not None or args.control_histories is None else args.control_histories
         r = subprocess.run([str(exe), "record", "--histories", str(count), "--seed", "1", "--parallel", "8",
+                            "--stall-ms", str(HISTORY_STALL_MS),
                             "--svg", str(scratch / "failure.svg")],
                            capture_output=True, text=True, timeout=HISTORY_TIMEOUT_S)
     except subprocess.TimeoutExpired:

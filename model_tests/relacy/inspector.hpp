@@ -74,6 +74,28 @@ struct state_inspector {
         return !state.completed_waiters_.empty();
     }
 
+    // ---- bcast::fast's channel_state: the lock holder's fields (fast_harness.hpp) ----
+    template <class State>
+    static std::uint64_t fast_tail(const State& state) {
+        return state.tail_.get();
+    }
+    template <class State>
+    static std::uint64_t fast_evict_head(const State& state) {
+        return state.evict_head_value_.get();
+    }
+    template <class State>
+    static std::uint64_t fast_cached_min(const State& state) {
+        return state.cached_min_.get();
+    }
+    template <class State>
+    static std::size_t fast_slot_count(const State& state) {
+        return state.rings_.back()->slot_count();
+    }
+    template <class State>
+    static bool fast_closed(const State& state) {
+        return state.closed_flag_.get();
+    }
+
     // ---- receiver: where an async receive reads and advances the position ----
     template <class T, class Primitives>
     static typename Primitives::position& position(receiver<T, Primitives>& rx) {

@@ -6,6 +6,7 @@
 
 #include "async_scenarios.hpp"
 #include "blocking_scenarios.hpp"
+#include "fast_scenarios.hpp"
 #include "futex_scenarios.hpp"
 #include "position_scenarios.hpp"
 #include "queue_scenarios.hpp"
@@ -45,13 +46,21 @@ struct settings {
     long random_iterations;   // random-scheduler iterations of every blocking scenario
     unsigned bound_3_threads; // context bound of the 3-thread bounded searches
     unsigned bound_4_threads; // context bound of the 4-thread one
+    // bcast::fast's searches (fast_scenarios.hpp): every atomic access is a
+    // scheduling point there, so a bound that the lock-based scenarios take in
+    // seconds takes minutes; one preemption less, and a sixth of the random
+    // executions (their histories are checked twice where profile P-FAST-3 applies).
+    unsigned fast_bound;
+    long fast_random_iterations;
     explicit settings(mode run_mode)
         : m(run_mode),
           random_iterations(run_mode == mode::quick ? 20000 : run_mode == mode::thorough ? 2000000
                                                                                          : 300000),
           bound_3_threads(run_mode == mode::thorough ? 4 : run_mode == mode::quick ? 2
                                                                                    : 3),
-          bound_4_threads(run_mode == mode::thorough ? 3 : 2) {}
+          bound_4_threads(run_mode == mode::thorough ? 3 : 2),
+          fast_bound(bound_4_threads),
+          fast_random_iterations(random_iterations / 6) {}
 };
 
 // Which modes one BCAST_RELACY_SEARCH line runs in.
@@ -102,10 +111,11 @@ public:
     // bounded search and under the random scheduler (spurious wakeups), its
     // close variant, and its reachability twin.
     template <template <int> class S, rl::scheduler_type_e Sched>
-    void add_blocking(const char* suite, const char* suffix, unsigned bound) {
+    void add_blocking(const char* suite, const char* suffix, unsigned bound, long random_iterations = 0) {
         const std::string name = std::string(suite) + suffix;
         add<S<0>, Sched>(suite, name, bound, 0, S<0>::description);
-        add<S<0>, rl::sched_random>(suite, name, 0, cfg_.random_iterations, S<0>::description);
+        add<S<0>, rl::sched_random>(suite, name, 0, random_iterations != 0 ? random_iterations : cfg_.random_iterations,
+                                    S<0>::description);
         // --quick (the mutant table) skips the +close variants: a close at the end
         // can only hide a lost wakeup, never reveal one, and some are the largest
         // full searches (two_receivers_blocked_vs_send+close: 1.4M executions).
@@ -132,12 +142,27 @@ inline std::vector<run_def> all_runs(const settings& cfg) {
     registry r(cfg);
 #define BCAST_RELACY_LOCK(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
     r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes>(#suite, suffix, bound, iterations, note);
-#ifdef BCAST_RELACY_LOCK_ONLY
-// The mutant table's build for a mutant of bcast's own lock: only the lock's
-// runs (the channel's run on Relacy's mutex and cannot reach it), a fraction
-// of the build time.
+#define BCAST_RELACY_FAST(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
+    r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes>(#suite, suffix, bound, iterations, note);
+#define BCAST_RELACY_FASTWAIT(suite, suffix, scheduler, bound, ...) \
+    r.add_blocking<__VA_ARGS__, rl::sched_##scheduler>(#suite, suffix, bound, cfg.fast_random_iterations);
+// The mutant table's builds for a mutant outside the reference channel
+// (model_tests/mutants/mutants.py, Mutant.dedicated_runs): only the runs that
+// can reach that code, a fraction of the build time. -DBCAST_RELACY_DEDICATED_LOCK:
+// the LOCK lines (bcast's own lock); -DBCAST_RELACY_DEDICATED_FAST: the FAST and
+// FASTWAIT lines (bcast::fast).
+#if defined(BCAST_RELACY_DEDICATED_LOCK) || defined(BCAST_RELACY_DEDICATED_FAST)
 #define BCAST_RELACY_BLOCKING(...)
 #define BCAST_RELACY_SEARCH(...)
+#if defined(BCAST_RELACY_DEDICATED_LOCK)
+#undef BCAST_RELACY_FAST
+#undef BCAST_RELACY_FASTWAIT
+#define BCAST_RELACY_FAST(...)
+#define BCAST_RELACY_FASTWAIT(...)
+#elif defined(BCAST_RELACY_DEDICATED_FAST)
+#undef BCAST_RELACY_LOCK
+#define BCAST_RELACY_LOCK(...)
+#endif
 #else
 #define BCAST_RELACY_BLOCKING(suite, suffix, scheduler, bound, ...) \
     r.add_blocking<__VA_ARGS__, rl::sched_##scheduler>(#suite, suffix, bound);
@@ -148,6 +173,8 @@ inline std::vector<run_def> all_runs(const settings& cfg) {
 #undef BCAST_RELACY_BLOCKING
 #undef BCAST_RELACY_SEARCH
 #undef BCAST_RELACY_LOCK
+#undef BCAST_RELACY_FAST
+#undef BCAST_RELACY_FASTWAIT
     return r.runs();
 }
 

@@ -129,6 +129,7 @@ public:
         owns_ = false;
     }
     void unlock(loc_t loc = loc_t::current()) { unlock(info(loc)); } // std::unique_lock's spelling
+    void lock(loc_t loc = loc_t::current()) { lock(info(loc)); }     // likewise (bcast::fast's sender re-locks after polling)
     bool owns_lock() const noexcept { return owns_; }
 
 private:

@@ -12,4 +12,6 @@ BCAST_CONFORMANCE_SUITE(std_primitives, bcast::prop::std_plain_family);
 // BCAST_PROPERTIES_STD_PRIMITIVES_ONLY so as not to compile what it never runs.
 #ifndef BCAST_PROPERTIES_STD_PRIMITIVES_ONLY
 BCAST_CONFORMANCE_SUITE(std_atomic_seq_cst_primitives, bcast::prop::std_atomic_seq_cst_family);
+// The second channel family (docs/fast-design.md), under its profile P-FAST.
+BCAST_CONFORMANCE_SUITE(fast, bcast::prop::fast_family);
 #endif

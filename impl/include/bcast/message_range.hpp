@@ -65,11 +65,13 @@ namespace bcast {
 /// @tparam Primitives The primitive set (R-IMPL-1).
 /// @tparam Blocking Whether each item is a recv() (messages()) or a try_recv()
 ///                  (try_messages()).
-template <class T, class Primitives, bool Blocking>
+/// @tparam Receiver The receiver type the items come from: bcast::receiver, or
+///                  bcast::fast::receiver (whose messages() returns this range too).
+template <class T, class Primitives, bool Blocking, class Receiver = receiver<T, Primitives>>
 class message_range : public std::ranges::view_base {
 public:
     /// The receiver the items come from.
-    using receiver_type = receiver<T, Primitives>;
+    using receiver_type = Receiver;
 
     /// The range's input iterator; its end is `std::default_sentinel`.
     class iterator {

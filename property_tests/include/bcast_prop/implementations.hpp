@@ -17,6 +17,7 @@
 #include <bcast/bcast.hpp>
 #include <bcast/spec/channel_adapter.hpp>
 #include <bcast/spec/conformance.hpp>
+#include <bcast/spec/fast_channel_adapter.hpp>
 
 namespace bcast::prop {
 
@@ -44,7 +45,19 @@ struct std_atomic_relaxed_family {
     using channel = spec::channel_adapter<T, std_atomic_relaxed_primitives>;
 };
 
+// The second channel family, bcast::fast (docs/fast-design.md), under its
+// profile P-FAST (spec/rules.md): every result compared with the model; the
+// lifetimes and exception-safety properties are skipped by entry P-FAST-1.
+struct fast_family {
+    static constexpr std::string_view name = "fast";
+    static constexpr bool replayed_by_bcast_replay = true;
+    template <class T>
+    using channel = spec::fast_channel_adapter<T, fast::std_primitives>;
+};
+
 static_assert(spec::implementation_family<std_plain_family>);
+static_assert(spec::implementation_family<fast_family>);
+static_assert(spec::timed_broadcast_channel<fast_family::channel<int>, int>);
 static_assert(spec::blocking_broadcast_channel<std_plain_family::channel<int>, int>);
 static_assert(spec::implementation_family<std_atomic_seq_cst_family>);
 static_assert(spec::implementation_family<std_atomic_relaxed_family>);

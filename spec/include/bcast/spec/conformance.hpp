@@ -28,6 +28,7 @@
 #include <bcast/errors.hpp>
 #include <bcast/result.hpp>
 
+#include "conformance_profile.hpp"
 #include "model.hpp"
 
 namespace bcast::spec {
@@ -132,6 +133,12 @@ concept message_range_channel = broadcast_channel<C, T> && requires(C& c, handle
     { c.try_messages(id, n) } -> std::same_as<std::vector<recv_result<T>>>;
     { c.messages(id, n) } -> std::same_as<std::vector<recv_result<T>>>;
 };
+
+// Profiles (conformance_profile.hpp, spec/rules.md "Profiles"): an adapter may
+// declare `static constexpr const conformance_profile& profile`, the named
+// divergences from spec/rules.md it lives under; the suite then skips, by
+// that profile's entry, what the profile says does not apply, and checks
+// everything else exactly. profile_of<C>() is the reference profile otherwise.
 
 // A family of implementations, one channel type per message type, with a
 // display name for test output: what the conformance suite is instantiated with.

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The workloads of the "when the atomic pays" experiment (docs/position-design.md):
+// the reference channel and bcast::fast through the very same loops, so
+// that a difference is the channels', not the harness's.
+//
+// * single_case: async-broadcast's benches/broadcast_bench.rs, as in cases.hpp.
+//   One thread, capacity 1, one sender and N receivers; an iteration broadcasts
+//   a std::uint64_t and every receiver receives it. Nothing ever waits.
+// * run_fanout: one sender thread and N receiver threads, blocking calls, no
+//   loss; every receiver checks that it got 0..M-1 in order.
+//
+// A design is a name and a function that makes a channel of std::uint64_t:
+//   ref            bcast::channel (one mutex; plain position)
+//   fast           bcast::fast::channel (release position stores, membarrier)
+//   fast-relaxed   ... relaxed position stores
+//   fast-seq_cst   ... seq_cst position stores (an xchg per receive)
+//   fast-symmetric ... without membarrier: a read-modify-write per receive
+#pragma once
+
+#include <bcast/bcast.hpp>
+#include <bcast/fast.hpp>
+
+#include "cases.hpp" // fail(), process_cpu_seconds(), fanout_result, leave_single_thread_mode()
+
+#include <barrier>
+#include <chrono>
+#include <cstdint>
+#include <ctime>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <sys/resource.h>
+
+namespace bcast_bench {
+
+// Upstream's shape over any channel with bcast's handle API.
+template <class Sender, class Receiver>
+class single_case {
+public:
+    single_case(std::pair<Sender, Receiver> ends, std::size_t receiver_count) : sender_(std::move(ends.first)) {
+        receivers_.reserve(receiver_count);
+        receivers_.push_back(std::move(ends.second));
+        for (std::size_t k = 1; k < receiver_count; ++k) receivers_.push_back(receivers_.front());
+    }
+
+    template <calls Kind>
+    void iterate() {
+        if constexpr (Kind == calls::try_calls) {
+            if (!sender_.try_broadcast(next_value_)) fail("try_broadcast failed");
+            for (auto& receiver : receivers_) {
+                auto received = receiver.try_recv();
+                if (!received || *received != next_value_) fail("try_recv returned a wrong result");
+            }
+        } else {
+            if (!sender_.broadcast(next_value_)) fail("broadcast failed");
+            for (auto& receiver : receivers_) {
+                auto received = receiver.recv();
+                if (!received || *received != next_value_) fail("recv returned a wrong result");
+            }
+        }
+        ++next_value_;
+    }
+
+    template <calls Kind>
+    void run(std::uint64_t iterations) {
+        for (std::uint64_t k = 0; k < iterations; ++k) iterate<Kind>();
+    }
+
+private:
+    Sender sender_;
+    std::vector<Receiver> receivers_;
+    std::uint64_t next_value_ = 0;
+};
+
+template <class Sender, class Receiver>
+single_case(std::pair<Sender, Receiver>, std::size_t) -> single_case<Sender, Receiver>;
+
+// The fan-out of cases.hpp over any channel with bcast's handle API.
+template <class Sender, class Receiver>
+fanout_result run_fanout_on(std::pair<Sender, Receiver> ends, std::size_t receiver_count, std::uint64_t messages) {
+    Sender sender = std::move(ends.first);
+    std::vector<Receiver> receivers;
+    receivers.reserve(receiver_count);
+    for (std::size_t k = 1; k < receiver_count; ++k) receivers.push_back(ends.second);
+    receivers.push_back(std::move(ends.second));
+
+    std::barrier start(static_cast<std::ptrdiff_t>(receiver_count + 2));
+    std::vector<std::uint64_t> received(receiver_count, 0);
+    std::vector<std::thread> threads;
+    for (std::size_t k = 0; k < receiver_count; ++k) {
+        threads.emplace_back([&, k, receiver = std::move(receivers[k])]() mutable {
+            start.arrive_and_wait();
+            std::uint64_t expected = 0;
+            for (;;) {
+                auto message = receiver.recv();
+                if (!message) {
+                    if (message.error().code != bcast::recv_errc::closed) fail("fan-out receiver: unexpected error");
+                    break;
+                }
+                if (*message != expected) fail("fan-out receiver: message out of order or lost");
+                ++expected;
+            }
+            received[k] = expected;
+        });
+    }
+    threads.emplace_back([&, sender = std::move(sender)]() mutable {
+        start.arrive_and_wait();
+        for (std::uint64_t value = 0; value < messages; ++value) {
+            if (!sender.broadcast(value)) fail("fan-out sender: broadcast failed");
+        }
+        auto closing = std::move(sender); // the last sender going away closes the channel
+    });
+
+    const double cpu_before = process_cpu_seconds();
+    const auto wall_before = std::chrono::steady_clock::now();
+    start.arrive_and_wait();
+    for (auto& thread : threads) thread.join();
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_before;
+    const double cpu = process_cpu_seconds() - cpu_before;
+
+    std::uint64_t delivered = 0;
+    for (std::uint64_t count : received) delivered += count;
+    if (delivered != messages * receiver_count) fail("fan-out: a receiver missed messages");
+    return {wall.count(), cpu, delivered};
+}
+
+// The designs, by name: calls `use(channel_maker)` with a callable that makes
+// a channel of the given capacity. Returns false for an unknown name.
+template <class Use>
+bool with_design(std::string_view design, Use&& use) {
+    using value = std::uint64_t;
+    if (design == "ref") {
+        use([](std::size_t capacity) { return bcast::channel<value>(capacity); });
+    } else if (design == "fast") {
+        use([](std::size_t capacity) { return bcast::fast::channel<value>(capacity); });
+    } else if (design == "fast-relaxed") {
+        use([](std::size_t capacity) { return bcast::fast::channel<value, bcast::fast::std_relaxed_position_primitives>(capacity); });
+    } else if (design == "fast-seq_cst") {
+        use([](std::size_t capacity) { return bcast::fast::channel<value, bcast::fast::std_seq_cst_position_primitives>(capacity); });
+    } else if (design == "fast-symmetric") {
+        use([](std::size_t capacity) { return bcast::fast::channel<value, bcast::fast::std_symmetric_fence_primitives>(capacity); });
+    } else {
+        return false;
+    }
+    return true;
+}
+
+inline constexpr std::string_view design_names[] = {"ref", "fast", "fast-relaxed", "fast-seq_cst", "fast-symmetric"};
+
+// CPU time of the calling thread, in nanoseconds.
+inline double thread_cpu_ns() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) * 1e9 + static_cast<double>(now.tv_nsec);
+}
+
+} // namespace bcast_bench

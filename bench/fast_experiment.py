@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""The position question in a lock-free receive path: "when the atomic pays"
+(docs/position-design.md), end to end.
+
+Runs, side by side and interleaved repetition by repetition:
+  ref             the reference channel (bcast::channel: one mutex, plain position)
+  fast            bcast::fast (docs/fast-design.md): release position stores, membarrier
+  fast-relaxed    the same with relaxed position stores
+  fast-seq_cst    the same with seq_cst position stores (an xchg per receive on x86-64)
+  fast-symmetric  the same without membarrier (a read-modify-write per receive)
+  a-b             async-broadcast 0.4.1 (bench/peers, cargo, Debian's crate sources)
+in two shapes:
+  single   upstream's: one thread, capacity 1, one try_broadcast + N try_recv per
+           iteration, N = 1, 2, 4, 8, 16; thread CPU ns per iteration, and the
+           least-squares slope over N: what one more receiver costs
+  fanout   one sender thread, N receiver threads, blocking, lossless, capacity
+           64 and 1024, N = 1, 2, 4: deliveries per second (wall) and CPU ns per
+           delivery (all threads); async-broadcast through bcast-peers
+and counts instructions under callgrind (bcast_fast_counts, callgrind_counts.py):
+per iteration, and per receive (the slope over N), locked instructions included.
+
+Ratios are taken inside one repetition (both sides measured back to back) and
+reported as the median and the worst over the repetitions. Writes
+fast-results.json, fast-tables.txt and position-fast.svg (drawn directly, no
+gnuplot needed) in --out-dir.
+
+Usage:
+  python3 bench/fast_experiment.py --quick          # 3 reps, short runs
+  python3 bench/fast_experiment.py [--reps 7] [--out-dir DIR] [--build-dir DIR]
+      [--no-peers] [--no-callgrind] [--replot RESULTS_JSON]
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+import callgrind_counts  # noqa: E402  (bench/callgrind_counts.py)
+
+DESIGNS = ["ref", "fast", "fast-relaxed", "fast-seq_cst", "fast-symmetric"]
+SINGLE_N = [1, 2, 4, 8, 16]
+FANOUT_N = [1, 2, 4]
+FANOUT_CAPACITIES = [64, 1024]
+FANOUT_DESIGNS = ["ref", "fast", "fast-relaxed", "fast-seq_cst", "fast-symmetric"]
+AB = "a-b"
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def build(build_dir, peers):
+    subprocess.run(["cmake", "-S", REPO, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release", "-DBCAST_BUILD_TESTS=OFF",
+                    "-DBCAST_BUILD_STRESS_TESTS=OFF", "-DBCAST_BUILD_MODEL_TESTS=OFF", "-DBCAST_BUILD_PROPERTY_TESTS=OFF",
+                    "-DBCAST_BUILD_FUZZ=OFF", "-DBCAST_BUILD_DOCS=OFF", "-DBCAST_BUILD_STYLE_CHECKS=OFF",
+                    "-DBCAST_BUILD_EXAMPLES=OFF", "-DBCAST_INSTALL=OFF", "-DBCAST_BUILD_BENCH=ON"],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", build_dir, "--target", "bcast_fast_probe", "bcast_fast_counts", "-j2"],
+                   check=True, stdout=subprocess.DEVNULL)
+    peer_binary = None
+    # bench/peers: its async-broadcast rows (`--peer async-broadcast`), the same loops as the
+    # position experiment's (.ci/install-deps.sh bench installs the crate sources it needs).
+    if peers and shutil.which("cargo"):
+        target = os.path.join(build_dir, "peers-target")
+        done = subprocess.run(["cargo", "build", "--release", "--offline", "--locked"],
+                              cwd=os.path.join(REPO, "bench", "peers"), env=dict(os.environ, CARGO_TARGET_DIR=target),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode == 0:
+            peer_binary = os.path.join(target, "release", "bcast-peers")
+        else:
+            log("bench/peers does not build: %s" % done.stderr.strip().splitlines()[-1:])
+    if peers and not peer_binary:
+        log("no async-broadcast rows")
+    return (os.path.join(build_dir, "bench", "bcast_fast_probe"), os.path.join(build_dir, "bench", "bcast_fast_counts"),
+            peer_binary)
+
+
+def probe(binary, *args):
+    out = subprocess.run([binary, *map(str, args)], check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def peer(binary, *args):
+    out = subprocess.run([binary, *map(str, args)], check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def slope(points):
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    return sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+
+
+def summary(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def rotate(items, k):
+    k %= len(items)
+    return items[k:] + items[:k]
+
+
+def measure(args, probe_bin, peers_bin):
+    iters = 200_000 if args.quick else 1_000_000
+    messages = 200_000 if args.quick else 1_000_000
+    single = {}  # "design/N:n" -> [ns per rep]
+    fan = {}     # "cap:c/N:n/design" -> [row per rep]
+    for rep in range(args.reps):
+        t0 = time.time()
+        for n in SINGLE_N:
+            for design in rotate(DESIGNS + ([AB] if peers_bin else []), rep):
+                if design == AB:
+                    row = peer(peers_bin, "single", "--receivers", n, "--iters", iters, "--reps", 1,
+                               "--peer", "async-broadcast", "--variant", "try")
+                else:
+                    row = probe(probe_bin, "single", "--design", design, "--receivers", n, "--iters", iters, "--reps", 1)
+                single.setdefault("%s/N:%d" % (design, n), []).append(row["ns_per_iter_median"])
+        for cap in FANOUT_CAPACITIES:
+            for n in FANOUT_N:
+                for design in rotate(FANOUT_DESIGNS + ([AB] if peers_bin else []), rep):
+                    if design == AB:
+                        import resource
+                        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                        row = peer(peers_bin, "fanout", "--receivers", n, "--capacity", cap, "--messages", messages,
+                                   "--reps", 1, "--peer", "async-broadcast")
+                        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                        if row["delivered_fraction"] != 1.0:
+                            sys.exit("async-broadcast lost messages in the fan-out: %r" % row)
+                        row = {"deliveries_per_s": row["deliveries_per_s"],
+                               "cpu_ns_per_delivery": row["cpu_s"] * 1e9 / (n * messages),
+                               "vcs": (after.ru_nvcsw - before.ru_nvcsw) / messages}
+                    else:
+                        row = probe(probe_bin, "fanout", "--design", design, "--receivers", n, "--capacity", cap,
+                                    "--messages", messages)
+                    fan.setdefault("cap:%d/N:%d/%s" % (cap, n, design), []).append(row)
+        log("repetition %d of %d: %.0f s" % (rep + 1, args.reps, time.time() - t0))
+    return {"single": single, "fanout": fan, "iters": iters, "messages": messages, "reps": args.reps}
+
+
+def counts(counts_bin):
+    measured = callgrind_counts.measure(counts_bin, (5000, 15000))
+    per = {}
+    for design in DESIGNS:
+        rows = [(n, measured["fast-single/%s/N:%d" % (design, n)]) for n in SINGLE_N]
+        per[design] = {
+            "instructions_per_iteration": {str(n): r["instructions"] for n, r in rows},
+            "locked_per_iteration": {str(n): r["locked"] for n, r in rows},
+            "instructions_per_receive": slope([(n, r["instructions"]) for n, r in rows]),
+            "locked_per_receive": slope([(n, r["locked"]) for n, r in rows]),
+        }
+    return per
+
+
+def analyse(raw, cg):
+    out = {"meta": {k: raw[k] for k in ("iters", "messages", "reps")}, "single": {}, "slopes": {}, "fanout": {},
+           "callgrind": cg}
+    designs = DESIGNS + ([AB] if ("%s/N:1" % AB) in raw["single"] else [])
+    reps = raw["reps"]
+    for design in designs:
+        for n in SINGLE_N:
+            out["single"]["%s/N:%d" % (design, n)] = summary(raw["single"]["%s/N:%d" % (design, n)])
+        per_rep = [slope([(n, raw["single"]["%s/N:%d" % (design, n)][r]) for n in SINGLE_N]) for r in range(reps)]
+        out["slopes"][design] = summary(per_rep)
+    ratios = {}
+    for design in designs:
+        if design == AB:
+            continue
+        for against in ("ref", AB):
+            if against not in designs or against == design:
+                continue
+            per_rep = []
+            for r in range(reps):
+                mine = slope([(n, raw["single"]["%s/N:%d" % (design, n)][r]) for n in SINGLE_N])
+                theirs = slope([(n, raw["single"]["%s/N:%d" % (against, n)][r]) for n in SINGLE_N])
+                per_rep.append(mine / theirs)
+            ratios["%s/%s" % (design, against)] = {"median": statistics.median(per_rep), "worst": max(per_rep)}
+    out["slope_ratios"] = ratios
+    fdesigns = FANOUT_DESIGNS + ([AB] if any(k.endswith("/" + AB) for k in raw["fanout"]) else [])
+    for cap in FANOUT_CAPACITIES:
+        for n in FANOUT_N:
+            key = "cap:%d/N:%d" % (cap, n)
+            cell = {}
+            for design in fdesigns:
+                rows = raw["fanout"]["%s/%s" % (key, design)]
+                cell[design] = {"deliveries_per_s": summary([row["deliveries_per_s"] for row in rows]),
+                                "cpu_ns_per_delivery": summary([row["cpu_ns_per_delivery"] for row in rows]),
+                                "vcs": summary([row["vcs"] for row in rows])}
+            for design in fdesigns:
+                if design in (AB, "ref"):
+                    continue
+                for against in ("ref", AB):
+                    if against not in fdesigns:
+                        continue
+                    per_rep = [raw["fanout"]["%s/%s" % (key, design)][r]["deliveries_per_s"] /
+                               raw["fanout"]["%s/%s" % (key, against)][r]["deliveries_per_s"] for r in range(reps)]
+                    cell["%s/%s" % (design, against)] = {"median": statistics.median(per_rep), "worst": min(per_rep)}
+            out["fanout"][key] = cell
+    return out
+
+
+def tables(res):
+    lines = []
+    meta = res["meta"]
+    lines.append("Single thread, capacity 1: one try_broadcast + N try_recv; thread CPU ns per iteration, median "
+                 "[min, max] of %d repetitions of %d iterations" % (meta["reps"], meta["iters"]))
+    designs = [d for d in DESIGNS + [AB] if d in res["slopes"]]
+    lines.append("| N | " + " | ".join(designs) + " |")
+    lines.append("|---" * (len(designs) + 1) + "|")
+    for n in SINGLE_N:
+        cells = []
+        for d in designs:
+            s = res["single"]["%s/N:%d" % (d, n)]
+            cells.append("%.1f [%.1f, %.1f]" % (s["median"], s["min"], s["max"]))
+        lines.append("| %d | %s |" % (n, " | ".join(cells)))
+    lines.append("| slope (ns per extra receiver) | " +
+                 " | ".join("%.2f [%.2f, %.2f]" % (res["slopes"][d]["median"], res["slopes"][d]["min"],
+                                                   res["slopes"][d]["max"]) for d in designs) + " |")
+    lines.append("")
+    lines.append("Slope ratios (per repetition, median; worst):")
+    for key, r in sorted(res["slope_ratios"].items()):
+        lines.append("  %-28s %.3f  (worst %.3f)" % (key, r["median"], r["worst"]))
+    if res.get("callgrind"):
+        lines.append("")
+        lines.append("Callgrind (exact), try calls: instructions per receive (slope over N), locked instructions per "
+                     "receive, instructions and locked per iteration at N = 1:")
+        lines.append("| design | instructions/receive | locked/receive | instructions/iteration N=1 | locked/iteration N=1 |")
+        lines.append("|---|---|---|---|---|")
+        for d in DESIGNS:
+            c = res["callgrind"][d]
+            lines.append("| %s | %.1f | %.3f | %.1f | %.2f |" % (d, c["instructions_per_receive"], c["locked_per_receive"],
+                                                                 c["instructions_per_iteration"]["1"],
+                                                                 c["locked_per_iteration"]["1"]))
+    lines.append("")
+    lines.append("Fan-out: 1 sender thread + N receiver threads, blocking, lossless, %d messages; M deliveries/s median "
+                 "[worst, best]; CPU ns per delivery (median)" % meta["messages"])
+    fdesigns = [d for d in FANOUT_DESIGNS + [AB] if d in res["fanout"]["cap:64/N:1"]]
+    lines.append("| cap | N | " + " | ".join(fdesigns) + " | fast/ref (worst) | fast/a-b (worst) | CPU ns/delivery " +
+                 ", ".join(fdesigns) + " |")
+    lines.append("|---" * (len(fdesigns) + 5) + "|")
+    for cap in FANOUT_CAPACITIES:
+        for n in FANOUT_N:
+            cell = res["fanout"]["cap:%d/N:%d" % (cap, n)]
+            ms = ["%.2f [%.2f, %.2f]" % (cell[d]["deliveries_per_s"]["median"] / 1e6, cell[d]["deliveries_per_s"]["min"] / 1e6,
+                                         cell[d]["deliveries_per_s"]["max"] / 1e6) for d in fdesigns]
+            vs_ref = "%.2f (%.2f)" % (cell["fast/ref"]["median"], cell["fast/ref"]["worst"])
+            vs_ab = "%.2f (%.2f)" % (cell["fast/a-b"]["median"], cell["fast/a-b"]["worst"]) if "fast/a-b" in cell else "-"
+            cpu = ", ".join("%.0f" % cell[d]["cpu_ns_per_delivery"]["median"] for d in fdesigns)
+            lines.append("| %d | %d | %s | %s | %s | %s |" % (cap, n, " | ".join(ms), vs_ref, vs_ab, cpu))
+    return "\n".join(lines)
+
+
+def plot(res, out_dir):
+    """position-fast.svg: the single-thread curves and the fan-out bars, written directly (no gnuplot)."""
+    names = {"ref": "reference (mutex, plain position)", "fast": "bcast::fast, release position",
+             "fast-relaxed": "bcast::fast, relaxed position", "fast-seq_cst": "bcast::fast, seq_cst position",
+             "fast-symmetric": "bcast::fast, no membarrier", AB: "async-broadcast 0.4.1"}
+    colours = {"ref": "#9467bd", "fast": "#2ca02c", "fast-relaxed": "#1f77b4", "fast-seq_cst": "#d62728",
+               "fast-symmetric": "#ff7f0e", AB: "#000000"}
+    designs = [d for d in DESIGNS + [AB] if d in res["slopes"]]
+    fdesigns = [d for d in ("ref", "fast", AB) if d in res["fanout"]["cap:64/N:1"]]
+    width, height, panel = 1240, 500, 560
+    svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">'
+           % (width, height), '<rect width="100%%" height="100%%" fill="white"/>',
+           '<text x="%d" y="22" text-anchor="middle" font-size="15">When the atomic pays: the reference channel vs '
+           'bcast::fast (lock-free receive), %d repetitions, medians</text>' % (width // 2, res["meta"]["reps"])]
+
+    def nice(value):  # the axis top: a round number at least `value`
+        scale = 10 ** (len(str(int(value))) - 1)
+        for candidate in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
+            if candidate * scale >= value:
+                return candidate * scale
+        return 10 * scale
+
+    def axes(x0, y0, w, h, ymax, ylabel, xlabels, label_size=12):
+        svg.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0, y0 + h, x0 + w, y0 + h))
+        svg.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0, y0, x0, y0 + h))
+        for k in range(6):
+            v = ymax * k / 5
+            y = y0 + h - h * k / 5
+            svg.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#dddddd"/>' % (x0, y, x0 + w, y))
+            svg.append('<text x="%d" y="%.1f" text-anchor="end">%.0f</text>' % (x0 - 5, y + 4, v))
+        svg.append('<text transform="translate(%d,%d) rotate(-90)" text-anchor="middle">%s</text>'
+                   % (x0 - 45, y0 + h // 2, ylabel))
+        for x, label in xlabels:
+            svg.append('<text x="%.1f" y="%d" text-anchor="middle" font-size="%d">%s</text>'
+                       % (x, y0 + h + 16, label_size, label))
+
+    # left: ns per iteration against N
+    x0, y0, w, h = 80, 50, panel - 110, 360
+    ymax = nice(max(res["single"]["%s/N:16" % d]["median"] for d in designs) * 1.05)
+    xpos = lambda n: x0 + w * (n - 0.5) / 16.5
+    axes(x0, y0, w, h, ymax, "ns per iteration: 1 try_broadcast + N try_recv (thread CPU)",
+         [(xpos(n), str(n)) for n in SINGLE_N])
+    svg.append('<text x="%d" y="%d" text-anchor="middle">receivers N (single thread, capacity 1)</text>'
+               % (x0 + w // 2, y0 + h + 34))
+    for i, d in enumerate(designs):
+        points = [(xpos(n), y0 + h - h * res["single"]["%s/N:%d" % (d, n)]["median"] / ymax) for n in SINGLE_N]
+        svg.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>'
+                   % (colours[d], " ".join("%.1f,%.1f" % p for p in points)))
+        for p in points:
+            svg.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>' % (p[0], p[1], colours[d]))
+        svg.append('<rect x="%d" y="%d" width="14" height="3" fill="%s"/><text x="%d" y="%d">%s (slope %.1f ns)</text>'
+                   % (x0 + 10, y0 + 8 + 16 * i, colours[d], x0 + 30, y0 + 13 + 16 * i, names[d],
+                      res["slopes"][d]["median"]))
+    # right: deliveries per second, grouped bars
+    x0, y0, w, h = panel + 110, 50, width - panel - 150, 360
+    groups = [(cap, n) for cap in FANOUT_CAPACITIES for n in FANOUT_N]
+    values = {(cap, n, d): res["fanout"]["cap:%d/N:%d" % (cap, n)][d]["deliveries_per_s"]["median"] / 1e6
+              for cap, n in groups for d in fdesigns}
+    ymax = nice(max(values.values()) * 1.15)
+    gw = w / len(groups)
+    bw = gw * 0.8 / len(fdesigns)
+    axes(x0, y0, w, h, ymax, "M deliveries per second: 1 sender + N receiver threads",
+         [(x0 + gw * (g + 0.5), "cap %d, N=%d" % grp) for g, grp in enumerate(groups)], label_size=10)
+    for g, (cap, n) in enumerate(groups):
+        for k, d in enumerate(fdesigns):
+            v = values[(cap, n, d)]
+            x = x0 + gw * g + gw * 0.1 + bw * k
+            svg.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>'
+                       % (x, y0 + h - h * v / ymax, bw - 1, h * v / ymax, colours[d]))
+    for k, d in enumerate(fdesigns):
+        svg.append('<rect x="%d" y="%d" width="14" height="10" fill="%s"/><text x="%d" y="%d">%s</text>'
+                   % (x0 + 10, y0 + 6 + 16 * k, colours[d], x0 + 30, y0 + 15 + 16 * k, names[d]))
+    svg.append('<text x="%d" y="%d" text-anchor="middle">fan-out, blocking, lossless; %d messages</text>'
+               % (x0 + w // 2, y0 + h + 34, res["meta"]["messages"]))
+    svg.append("</svg>")
+    path = os.path.join(out_dir, "position-fast.svg")
+    with open(path, "w") as f:
+        f.write("\n".join(svg) + "\n")
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--quick", action="store_true", help="3 repetitions (unless --reps), 200,000 iterations/messages")
+    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "fast-bench"))
+    ap.add_argument("--out-dir", default=None, help="default: <build-dir>/fast-experiment")
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--no-callgrind", action="store_true")
+    ap.add_argument("--replot", help="tables and plot of an earlier run's fast-results.json, measuring nothing")
+    args = ap.parse_args()
+    if args.quick and "--reps" not in sys.argv:
+        args.reps = 3
+    out_dir = args.out_dir or os.path.join(args.build_dir, "fast-experiment")
+    os.makedirs(out_dir, exist_ok=True)
+    if args.replot:
+        with open(args.replot) as f:
+            res = json.load(f)
+    else:
+        t0 = time.time()
+        probe_bin, counts_bin, peers_bin = build(args.build_dir, not args.no_peers)
+        raw = measure(args, probe_bin, peers_bin)
+        cg = None
+        if not args.no_callgrind and shutil.which("valgrind"):
+            cg = counts(counts_bin)
+        res = analyse(raw, cg)
+        res["meta"]["seconds"] = round(time.time() - t0)
+        res["meta"]["cores"] = os.cpu_count()
+        res["meta"]["load_average_at_end"] = os.getloadavg()
+        res["raw"] = raw
+        with open(os.path.join(out_dir, "fast-results.json"), "w") as f:
+            json.dump(res, f, indent=1)
+    text = tables(res)
+    with open(os.path.join(out_dir, "fast-tables.txt"), "w") as f:
+        f.write(text + "\n")
+    print(text)
+    svg = plot(res, out_dir)
+    log("results in %s%s" % (out_dir, (", plot " + svg) if svg else ""))
+
+
+if __name__ == "__main__":
+    main()

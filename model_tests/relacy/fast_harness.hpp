@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The scenario base of the bcast::fast suites (fast_scenarios.hpp): the same
+// shape as harness.hpp's (handles by logical number, every operation recorded
+// through one helper, the checks every suite runs at the end), for the
+// lock-free-receive channel run on fast_relacy_primitives.
+//
+// Two things differ from the reference's harness, both because a receive
+// here takes no lock:
+//  * The recorder's ticks. A call's invocation and response ticks are
+//    acq_rel increments of one Relacy atomic, so a call that returned before
+//    another was invoked also happens before it. Linearizability is then
+//    checked against the order a program can observe (happens-before), not
+//    against the order in which Relacy happened to interleave two calls that
+//    no program could order: in the C++ memory model a lock-free load may read
+//    a value older than the interleaving's latest, and that is not a
+//    violation unless something ordered the two calls. The reference's
+//    harness can use a plain counter: there every call synchronizes through
+//    the one mutex.
+//  * Profile P-FAST-3 (spec/rules.md). A history the spec model rejects is
+//    accepted only if it becomes linearizable when some evicting sends are
+//    read as sends that evicted nothing, each of them handing back a message
+//    that a receive overlapping it returned (bcast/spec/profile_check.hpp, the
+//    one place that allows it; the recorded histories use it too). Such
+//    histories are counted and printed ("P-FAST-3: ..."), never accepted silently.
+// Messages are ints (trivially copyable, P-FAST-1): there are no instances to
+// count, so a wrong or torn value shows as a history the model cannot explain.
+#pragma once
+
+#include "fast_primitives.hpp" // first: relacy_primitives.hpp maps BCAST_ASSERT before bcast is included
+#include "inspector.hpp"
+#include "linearizability.hpp"
+
+#include <bcast/fast.hpp>
+#include <bcast/spec/profile_check.hpp>
+
+namespace bcast_rl {
+
+// Histories accepted only under P-FAST-3 in the current run (main.cpp prints it).
+inline long fast_profile_relaxations = 0;
+
+// The histories accepted under P-FAST-3 in the current run, by hash (no
+// allocation inside the search; verdict_cache holds the strict ones).
+struct relaxed_verdict_cache {
+    static constexpr std::size_t size = 1 << 14;
+    static inline std::array<std::uint64_t, size> slots{};
+    static bool contains(std::uint64_t h) {
+        for (std::size_t i = h % size, n = 0; n < 16; ++n, i = (i + 1) % size) {
+            if (slots[i] == h) return true;
+            if (slots[i] == 0) return false;
+        }
+        return false;
+    }
+    static void insert(std::uint64_t h) {
+        for (std::size_t i = h % size, n = 0; n < 16; ++n, i = (i + 1) % size) {
+            if (slots[i] == 0 || slots[i] == h) {
+                slots[i] = h;
+                return;
+            }
+        }
+    }
+};
+
+// Whether the finished history is linearizable, allowing profile P-FAST-3.
+inline bool fast_history_is_linearizable(const history& h, std::size_t capacity) {
+    const std::uint64_t key = h.hash(capacity);
+    if (verdict_cache::contains(key)) return true;
+    if (relaxed_verdict_cache::contains(key)) {
+        ++fast_profile_relaxations;
+        return true;
+    }
+    // The one place P-FAST-3 is allowed (bcast/spec/profile_check.hpp).
+    const bcast::spec::profile_verdict v = bcast::spec::check_history_under(bcast::spec::fast_profile, h.calls(), capacity, 0, 1);
+    if (v.report.result == bcast::spec::verdict::linearizable) {
+        verdict_cache::insert(key);
+        return true;
+    }
+    if (v.accepted()) {
+        relaxed_verdict_cache::insert(key);
+        ++fast_profile_relaxations;
+        return true;
+    }
+    const bcast::spec::check_report& r = v.report;
+    std::fprintf(stderr, "NOT LINEARIZABLE against bcast::spec::model (capacity %zu), nor under P-FAST-3:\n%s", capacity,
+                 bcast::spec::to_string(r, h.calls()).c_str());
+    return false;
+}
+
+template <class Derived, class Primitives, int Threads, rl::test_result_e Expected = rl::test_result_success>
+struct fast_scenario : rl::test_suite<Derived, Threads, Expected> {
+    using tx_t = bcast::fast::sender<int, Primitives>;
+    using rx_t = bcast::fast::receiver<int, Primitives>;
+    using irx_t = bcast::fast::inactive_receiver<int, Primitives>;
+    using state_t = bcast::fast::detail::channel_state<int, Primitives>;
+    static constexpr int before_thread = -1;
+    static constexpr int after_thread = 99;
+
+    std::optional<tx_t> tx[max_handles];
+    std::optional<rx_t> rx[max_handles];
+    std::optional<irx_t> irx[max_handles];
+    history hist;
+    atomic<std::uint64_t> clock{0}; // the recorder's ticks (see the top of the file)
+    std::size_t capacity0 = 1;
+    bool check_linearizable = true;
+    const state_t* channel = nullptr; // for invariant()
+    std::uint64_t last_tail = 0, last_evict_head = 0;
+    bool seen_closed = false;
+
+    // channel(capacity): sender = logical 0, receiver = logical 1.
+    void open(std::size_t capacity) {
+        threads_sleeping = 0;
+        capacity0 = capacity;
+        auto [t, r] = bcast::fast::channel<int, Primitives>(capacity);
+        tx[0].emplace(std::move(t));
+        rx[1].emplace(std::move(r));
+        channel = &bcast::fast::detail::handle_access::state_of(*tx[0]);
+    }
+
+    // ---- recorded operations (t: thread index, h: logical handle) ----
+    std::uint64_t tick() { return clock.fetch_add(1, std::memory_order_acq_rel) + 1; } // acq_rel: see the top
+    template <class Call>
+    outcome record(int t, op_kind kind, int h, int arg, int out, Call&& call) {
+        const int i = hist.begin(t, kind, h, arg, out);
+        hist.ops[std::size_t(i)].invoked = tick();
+        outcome answer{};
+        if constexpr (std::is_void_v<decltype(call())>) call();
+        else answer = call();
+        hist.end(i, answer);
+        hist.ops[std::size_t(i)].returned = tick();
+        return answer;
+    }
+    outcome try_send(int t, int h, int v) {
+        return record(t, op_kind::try_send, h, v, -1, [&] { return encode_send(tx[h]->try_broadcast(v)); });
+    }
+    outcome send(int t, int h, int v) {
+        return record(t, op_kind::send, h, v, -1, [&] { return encode_send(tx[h]->broadcast(v)); });
+    }
+    outcome send_timed(int t, int h, int v) {
+        return record(t, op_kind::send_timed, h, v, -1,
+                      [&] { return encode_send(tx[h]->broadcast_for(v, std::chrono::milliseconds(1))); });
+    }
+    outcome try_recv(int t, int h) {
+        return record(t, op_kind::try_recv, h, 0, -1, [&] { return encode_recv(rx[h]->try_recv()); });
+    }
+    outcome recv(int t, int h) {
+        return record(t, op_kind::recv, h, 0, -1, [&] { return encode_recv(rx[h]->recv()); });
+    }
+    outcome recv_timed(int t, int h) {
+        return record(t, op_kind::recv_timed, h, 0, -1,
+                      [&] { return encode_recv(rx[h]->recv_for(std::chrono::milliseconds(1))); });
+    }
+    void clone_receiver(int t, int h, int out) {
+        record(t, op_kind::clone_receiver, h, 0, out, [&] { rx[out].emplace(*rx[h]); });
+    }
+    void new_receiver(int t, int sender_h, int out) {
+        record(t, op_kind::new_receiver, sender_h, 0, out, [&] { rx[out].emplace(tx[sender_h]->new_receiver()); });
+    }
+    void clone_sender(int t, int h, int out) {
+        record(t, op_kind::clone_sender, h, 0, out, [&] { tx[out].emplace(*tx[h]); });
+    }
+    void drop_receiver(int t, int h) {
+        record(t, op_kind::drop_receiver, h, 0, -1, [&] { rx[h].reset(); });
+    }
+    void deactivate(int t, int h, int out) {
+        record(t, op_kind::deactivate, h, 0, out, [&] {
+            irx[out].emplace(std::move(*rx[h]).deactivate());
+            rx[h].reset();
+        });
+    }
+    void activate_cloned(int t, int h, int out) {
+        record(t, op_kind::activate_cloned, h, 0, out, [&] { rx[out].emplace(irx[h]->activate_cloned()); });
+    }
+    void set_capacity(int t, int h, int n) {
+        record(t, op_kind::set_capacity, h, n, -1, [&] { tx[h]->set_capacity(std::size_t(n)); });
+    }
+    void set_overflow(int t, int h, bool on) {
+        record(t, op_kind::set_overflow, h, on, -1, [&] { tx[h]->set_overflow(on); });
+    }
+    void set_await_active(int t, int h, bool on) {
+        record(t, op_kind::set_await_active, h, on, -1, [&] { tx[h]->set_await_active(on); });
+    }
+    outcome close(int t, int h) {
+        return record(t, op_kind::close, h, 0, -1,
+                      [&] { return outcome{0, tx[h] ? int(tx[h]->close()) : int(rx[h]->close()), 0}; });
+    }
+    outcome len(int t, int h) {
+        return record(t, op_kind::len, h, 0, -1, [&] { return outcome{0, int(tx[h]->len()), 0}; });
+    }
+
+    // Receives everything left on every receiver (recorded, in after()).
+    void drain_all() {
+        for (int h = 0; h < max_handles; ++h) {
+            while (rx[h]) {
+                const outcome o = try_recv(after_thread, h);
+                if (o.code != 0 && o.code != 1 + int(bcast::recv_errc::overflowed)) break;
+            }
+        }
+    }
+
+    // Invariants between critical sections, from the lock holder's fields
+    // (the positions are atomics a receiver writes without the lock: F1 is
+    // asserted inside each critical section by the channel itself).
+    void invariant() {
+        RL_ASSERT(threads_sleeping >= 0 && threads_sleeping <= Threads);
+        if (channel == nullptr || inspector::lock_held(*channel)) return;
+        const std::uint64_t tail = inspector::fast_tail(*channel);
+        const std::uint64_t evict_head = inspector::fast_evict_head(*channel);
+        const std::size_t capacity = inspector::capacity(*channel);
+        RL_ASSERT(capacity >= 1 && capacity < inspector::fast_slot_count(*channel)); // F2
+        RL_ASSERT(evict_head <= tail && inspector::fast_cached_min(*channel) <= tail);
+        RL_ASSERT(tail >= last_tail && evict_head >= last_evict_head); // F5
+        last_tail = tail, last_evict_head = evict_head;
+        const bool closed = inspector::fast_closed(*channel);
+        RL_ASSERT(closed || !seen_closed); // R-CLOSE-4
+        seen_closed = closed;
+    }
+
+    // Drop every handle (the state goes with the last), then the history
+    // against the spec model, allowing P-FAST-3.
+    void finish() {
+        channel = nullptr;
+        for (auto& h : rx) h.reset();
+        for (auto& h : irx) h.reset();
+        for (auto& h : tx) h.reset();
+        if (!check_linearizable) return;
+        bool ok;
+        {
+            alloc_guard guard;
+            ok = fast_history_is_linearizable(hist, capacity0);
+        }
+        RL_ASSERT(ok && "history is not linearizable against bcast::spec::model under profile P-FAST");
+    }
+    void after() { finish(); }
+};
+
+} // namespace bcast_rl

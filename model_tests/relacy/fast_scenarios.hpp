@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// bcast::fast under Relacy (docs/fast-design.md, section 8): the unmodified
+// lock-free-receive channel on fast_relacy_primitives, whose atomics Relacy
+// explores under every order the C++ memory model allows for them. Each
+// scenario checks, besides what it asserts itself: data races on every lock
+// field and on a plain position (Relacy), lost wakeups (a sleeper never woken
+// is a DEADLOCK), the channel's own invariants inside every critical section
+// (BCAST_ASSERT is RL_ASSERT), the harness's between them, the bounded retry
+// of a lagging reader (F3), and linearizability of the whole history against
+// bcast::spec::model under profile P-FAST (fast_harness.hpp).
+//
+// Blocking scenarios are templates over the variant flags of harness.hpp
+// (CLOSE, UNTIL) and registered with BCAST_RELACY_FASTWAIT in scenarios.def,
+// which runs them as the reference's blocking scenarios are run: a search, the
+// random scheduler, a +close variant where it has one, and a reachability twin
+// that must see the sleeper asleep (threads_sleeping) at the critical moment.
+#pragma once
+
+#include "fast_harness.hpp"
+#include "harness.hpp" // the variant flags and until<V>()
+
+namespace bcast_rl {
+
+constexpr int recv_ok = 0;
+constexpr int overflowed_code = 1 + int(bcast::recv_errc::overflowed);
+constexpr int recv_closed_code = 1 + int(bcast::recv_errc::closed);
+constexpr int send_closed_code = 1 + int(bcast::send_errc::closed);
+constexpr int send_full_code = 1 + int(bcast::send_errc::full);
+
+// ---- no one sleeps -------------------------------------------------------------
+
+// A sender and a receiver on one slot: the stamp publishes the message and its
+// words; the second send is gated on the receiver's position.
+template <class Primitives>
+struct fast_one_slot : fast_scenario<fast_one_slot<Primitives>, Primitives, 2> {
+    static constexpr const char* description = "cap 1: two sends vs two receives on one slot: publish, copy, gate";
+    void before() { this->open(1); }
+    void thread(unsigned t) {
+        if (t == 0) {
+            this->try_send(0, 0, 1);
+            this->try_send(0, 0, 2); // full unless the receiver has moved past 1
+        } else {
+            this->try_recv(1, 1);
+            this->try_recv(1, 1);
+        }
+    }
+    void after() {
+        this->drain_all();
+        this->finish();
+    }
+};
+
+// The ring wraps: cap 2 on 2 slots, with messages 3 and 4 written into the
+// slots of 1 and 2 while the receiver reads them.
+struct fast_ring_wrap : fast_scenario<fast_ring_wrap, fast_release_primitives, 2> {
+    static constexpr const char* description = "cap 2: sends wrap onto slots a receiver reads: stamps tell old from new";
+    void before() {
+        open(2);
+        try_send(before_thread, 0, 1);
+        try_send(before_thread, 0, 2);
+        try_recv(before_thread, 1); // the receiver at 1; slot 0 is free for message 3
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            try_send(0, 0, 3);
+            try_send(0, 0, 4); // into slot 1, still message 2's: full unless the receiver read it
+        } else {
+            for (int k = 0; k < 3; ++k) try_recv(1, 1);
+        }
+    }
+    void after() {
+        drain_all();
+        finish();
+    }
+};
+
+// Two receivers at different positions: the slower one gates the sender.
+struct fast_two_positions : fast_scenario<fast_two_positions, fast_release_primitives, 3> {
+    static constexpr const char* description = "cap 2, receivers at 1 and 0: the sender gates on the slower, both read all";
+    void before() {
+        open(2);
+        try_send(before_thread, 0, 1);
+        clone_receiver(before_thread, 1, 2);
+        try_recv(before_thread, 1); // receiver 1 at position 1, receiver 2 at 0
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            try_send(0, 0, 2);
+            try_send(0, 0, 3); // needs receiver 2 to have moved
+        } else if (t == 1) {
+            try_recv(1, 1);
+        } else {
+            try_recv(2, 2);
+            try_recv(2, 2);
+        }
+    }
+    void after() {
+        drain_all();
+        finish();
+    }
+};
+
+// Two senders race for the last free slot while the receiver frees another.
+struct fast_two_senders_last_slot : fast_scenario<fast_two_senders_last_slot, fast_release_primitives, 3> {
+    static constexpr const char* description = "cap 2, one slot free: two senders race for it while a receiver frees one";
+    void before() {
+        open(2);
+        try_send(before_thread, 0, 1);
+        clone_sender(before_thread, 0, 2);
+    }
+    void thread(unsigned t) {
+        if (t == 0) try_send(0, 0, 2);
+        else if (t == 1) try_send(1, 2, 3);
+        else try_recv(2, 1);
+    }
+    void after() {
+        int full = 0;
+        for (int i = 0; i < hist.count; ++i) {
+            const op& o = hist.ops[std::size_t(i)];
+            if (o.kind == op_kind::try_send && o.result.code == send_full_code) ++full;
+        }
+        RL_ASSERT(full <= 1); // two slots for two sends once the receiver read 1: at most one loses
+        drain_all();
+        finish();
+    }
+};
+
+// Overflow: evictions race a read, and the second send overwrites the slot
+// of message 1 (cap 1 on 2 slots) while the receiver may still be copying it.
+// The copy is validated (the seqlock): never a torn or a newer value.
+template <class Primitives>
+struct fast_evict_vs_read : fast_scenario<fast_evict_vs_read<Primitives>, Primitives, 2> {
+    static constexpr const char* description = "cap 1, overflow: two evictions, one overwriting the slot being copied";
+    void before() {
+        this->open(1);
+        this->set_overflow(this->before_thread, 0, true);
+        this->try_send(this->before_thread, 0, 1);
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            this->try_send(0, 0, 2); // evicts 1
+            this->try_send(0, 0, 3); // evicts 2, overwrites message 1's slot
+        } else {
+            this->try_recv(1, 1);
+            this->try_recv(1, 1);
+        }
+    }
+    void after() {
+        this->drain_all();
+        std::uint64_t accounted = 0; // received + missed == sent (R-OVF-2)
+        for (int i = 0; i < this->hist.count; ++i) {
+            const op& o = this->hist.ops[std::size_t(i)];
+            if (o.kind != op_kind::try_recv) continue;
+            if (o.result.code == recv_ok) ++accounted;
+            else if (o.result.code == overflowed_code) accounted += o.result.missed;
+        }
+        RL_ASSERT(accounted == 3);
+        this->finish();
+    }
+};
+
+// Overflow on two slots: two evictions race two reads.
+struct fast_evict_two_slots : fast_scenario<fast_evict_two_slots, fast_release_primitives, 2> {
+    static constexpr const char* description = "cap 2, overflow: two evicting sends vs two reads: exact overflowed counts";
+    void before() {
+        open(2);
+        set_overflow(before_thread, 0, true);
+        try_send(before_thread, 0, 1);
+        try_send(before_thread, 0, 2);
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            try_send(0, 0, 3);
+            try_send(0, 0, 4);
+        } else {
+            try_recv(1, 1);
+            try_recv(1, 1);
+        }
+    }
+    void after() {
+        drain_all();
+        finish();
+    }
+};
+
+// A receiver copy racing a send and the original's own receive: the copy
+// starts at a position the original had (R-LIFE-1) and the sender's gate
+// counts it from then on (F1).
+struct fast_copy_vs_send : fast_scenario<fast_copy_vs_send, fast_release_primitives, 3> {
+    static constexpr const char* description = "cap 1: a receiver copy races a send and the original's receive";
+    void before() {
+        open(1);
+        try_send(before_thread, 0, 1);
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            try_send(0, 0, 2);
+        } else if (t == 1) {
+            clone_receiver(1, 1, 2);
+            try_recv(1, 2);
+        } else {
+            try_recv(2, 1);
+        }
+    }
+    void after() {
+        drain_all();
+        finish();
+    }
+};
+
+// A close racing a read: a receiver that finds nothing answers `closed` only
+// if every message sent before the close was read (R-CLOSE-5).
+struct fast_close_vs_read : fast_scenario<fast_close_vs_read, fast_release_primitives, 2> {
+    static constexpr const char* description = "a send then a close vs a receive: closed only once drained";
+    void before() { open(1); }
+    void thread(unsigned t) {
+        if (t == 0) {
+            try_send(0, 0, 1);
+            close(0, 0);
+        } else {
+            try_recv(1, 1);
+            try_recv(1, 1);
+        }
+    }
+    void after() {
+        drain_all();
+        finish();
+    }
+};
+
+// set_capacity shrinking under a reader: the dropped oldest is reported once.
+struct fast_shrink_vs_read : fast_scenario<fast_shrink_vs_read, fast_release_primitives, 2> {
+    static constexpr const char* description = "cap 2 -> 1 under a reader: the dropped message is an overflow, once";
+    void before() {
+        open(2);
+        try_send(before_thread, 0, 1);
+        try_send(before_thread, 0, 2);
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            set_capacity(0, 0, 1);
+        } else {
+            try_recv(1, 1);
+            try_recv(1, 1);
+        }
+    }
+    void after() {
+        drain_all();
+        finish();
+    }
+};
+
+// set_capacity growing past the slots (a new ring) while a receiver reads the old one.
+struct fast_grow_vs_read : fast_scenario<fast_grow_vs_read, fast_release_primitives, 2> {
+    static constexpr const char* description = "cap 1 -> 3 (a new ring) and a send, vs a receiver on the old ring";
+    void before() {
+        open(1);
+        try_send(before_thread, 0, 1);
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            set_capacity(0, 0, 3);
+            try_send(0, 0, 2);
+        } else {
+            try_recv(1, 1);
+            try_recv(1, 1);
+        }
+    }
+    void after() {
+        drain_all();
+        finish();
+    }
+};
+
+// The position question in this design (docs/position-design.md): a sender
+// gating on a receiver reads its position while the receiver writes it. With
+// a plain integer Relacy must report the DATA RACE (Expected); with an atomic
+// of any order the run is clean.
+template <class Primitives, rl::test_result_e Expected>
+struct fast_position : fast_scenario<fast_position<Primitives, Expected>, Primitives, 2, Expected> {
+    static constexpr const char* description = "cap 1, full: the sender's gate reads the position the receiver writes";
+    void before() {
+        this->open(1);
+        this->try_send(this->before_thread, 0, 1);
+    }
+    void thread(unsigned t) {
+        if (t == 0) this->try_send(0, 0, 2); // looks full: scans the receiver's position
+        else this->try_recv(1, 1);           // writes it
+    }
+    void after() {
+        this->drain_all();
+        this->finish();
+    }
+};
+
+// ---- sleepers (variants: CLOSE, UNTIL; harness.hpp) ---------------------------------
+
+// A sender asleep on a full ring and the receive that frees its slot: the
+// asymmetric handshake (sender_need_, the heavy fence; docs/fast-design.md section 5).
+template <class Primitives>
+struct fast_blocked_send_vs_recv_t {
+    template <int V>
+    struct scenario : fast_scenario<scenario<V>, Primitives, 2, expect(V)> {
+        static constexpr const char* description = "cap 1: a sender asleep on full, a receive frees its slot (no lost wakeup)";
+        static constexpr bool has_close_variant = true;
+        void before() {
+            this->open(1);
+            this->try_send(this->before_thread, 0, 1);
+        }
+        void thread(unsigned t) {
+            if (t == 0) {
+                this->send(0, 0, 2);
+            } else {
+                until<V>(threads_sleeping == 1); // the sender is asleep
+                this->recv(1, 1);
+                this->recv(1, 1);
+                if constexpr ((V & CLOSE) != 0) this->close(1, 1);
+            }
+        }
+        void after() {
+            this->drain_all();
+            this->finish();
+        }
+    };
+};
+template <int V>
+using fast_blocked_send_vs_recv = fast_blocked_send_vs_recv_t<fast_release_primitives>::scenario<V>;
+template <int V>
+using fast_blocked_send_vs_recv_symmetric = fast_blocked_send_vs_recv_t<fast_symmetric_primitives>::scenario<V>;
+
+// A receiver asleep on an empty ring and the send that wakes it: the Dekker
+// handshake of [W2] and [S5].
+template <int V>
+struct fast_blocked_recv_vs_send : fast_scenario<fast_blocked_recv_vs_send<V>, fast_release_primitives, 2, expect(V)> {
+    static constexpr const char* description = "a receiver asleep on empty, a send wakes it (no lost wakeup)";
+    static constexpr bool has_close_variant = true;
+    void before() { this->open(1); }
+    void thread(unsigned t) {
+        if (t == 0) {
+            this->recv(0, 1);
+        } else {
+            until<V>(threads_sleeping == 1);
+            this->try_send(1, 0, 1);
+            if constexpr ((V & CLOSE) != 0) this->close(1, 0);
+        }
+    }
+    void after() {
+        this->drain_all();
+        this->finish();
+    }
+};
+
+// Gating on the slowest receiver while it moves: two receivers at message 1,
+// a sender asleep until both have read it; the faster one's receive alone
+// does not free the slot, the slower one's must wake it.
+template <int V>
+struct fast_gate_on_slowest : fast_scenario<fast_gate_on_slowest<V>, fast_release_primitives, 3, expect(V)> {
+    static constexpr const char* description = "cap 1, two receivers: a sleeping sender wakes when the slowest moves";
+    static constexpr bool has_close_variant = false; // every call completes
+    void before() {
+        this->open(1);
+        this->try_send(this->before_thread, 0, 1);
+        this->clone_receiver(this->before_thread, 1, 2);
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            this->send(0, 0, 2);
+        } else {
+            if (t == 1) until<V>(threads_sleeping == 1);
+            this->recv(int(t), int(t)); // message 1; the sender wakes when the slower of the two has read it
+        }
+    }
+    void after() {
+        this->drain_all();
+        this->finish();
+    }
+};
+
+// Close racing a sleeping receiver and a sleeping sender (R-CLOSE-6).
+template <int V>
+struct fast_close_vs_sleepers : fast_scenario<fast_close_vs_sleepers<V>, fast_release_primitives, 3, expect(V)> {
+    static constexpr const char* description = "close vs a sender asleep on full and a receiver asleep on empty";
+    static constexpr bool has_close_variant = false; // the scenario is a close
+    void before() {
+        this->open(1);
+        this->try_send(this->before_thread, 0, 1);     // receiver 1 holds message 1: full
+        this->new_receiver(this->before_thread, 0, 2); // receiver 2 at the tail: nothing to read
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            this->send(0, 0, 2);
+        } else if (t == 1) {
+            this->recv(1, 2);
+        } else {
+            until<V>(threads_sleeping == 2);
+            this->close(2, 0);
+        }
+    }
+    void after() {
+        for (int i = 0; i < this->hist.count; ++i) {
+            const op& o = this->hist.ops[std::size_t(i)];
+            if (o.kind == op_kind::send) RL_ASSERT(o.result.code == send_closed_code || o.result.code == recv_ok);
+            if (o.kind == op_kind::recv) RL_ASSERT(o.result.code == recv_closed_code || o.result.code == recv_ok);
+        }
+        this->drain_all();
+        this->finish();
+    }
+};
+
+// The slowest receiver leaving wakes a sender asleep on full (R-LIFE-3, R-LIFE-4).
+template <int V>
+struct fast_leave_vs_blocked_send : fast_scenario<fast_leave_vs_blocked_send<V>, fast_release_primitives, 2, expect(V)> {
+    static constexpr const char* description = "cap 1: the slowest receiver deactivates under a sleeping sender";
+    static constexpr bool has_close_variant = true;
+    void before() {
+        this->open(1);
+        this->new_receiver(this->before_thread, 0, 2);
+        this->try_send(this->before_thread, 0, 1);
+        this->try_recv(this->before_thread, 2); // receiver 2 read it; receiver 1 is the slowest
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            this->send(0, 0, 2);
+        } else {
+            until<V>(threads_sleeping == 1);
+            this->deactivate(1, 1, 3);
+            if constexpr ((V & CLOSE) != 0) this->close(1, 2);
+        }
+    }
+    void after() {
+        this->drain_all();
+        this->finish();
+    }
+};
+
+// Timed calls racing their events: a timeout re-checks once (R-SEND-4, R-RECV-5).
+struct fast_timed_calls : fast_scenario<fast_timed_calls, fast_release_primitives, 2> {
+    static constexpr const char* description = "cap 1: a timed send and a timed receive race each other's events";
+    void before() {
+        open(1);
+        try_send(before_thread, 0, 1);
+    }
+    void thread(unsigned t) {
+        if (t == 0) send_timed(0, 0, 2);
+        else recv_timed(1, 1), recv_timed(1, 1);
+    }
+    void after() {
+        drain_all();
+        finish();
+    }
+};
+
+} // namespace bcast_rl
