@@ -8,8 +8,10 @@
 //   bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']
 //   bcast-trace divergences [--check docs/traces.md]
 //   bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C]
-//                      [--stall-ms M] [--contention] [-o FILE] [--svg FILE] [--first N]
-//                      records N concurrent histories on bcast's channel and checks
+//                      [--stall-ms M] [--contention] [--channel reference|fast]
+//                      [-o FILE] [--svg FILE] [--first N]
+//                      records N concurrent histories on bcast's channel (or
+//                      bcast::fast, checked under its profile P-FAST) and checks
 //                      each; on a failure, minimises it, reports it and draws it
 //   bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--minimise-with CMD]
 //                      checks recorded histories (any implementation's); with
@@ -37,6 +39,7 @@
 #include <vector>
 
 #include <bcast/spec/channel_adapter.hpp>
+#include <bcast/spec/fast_channel_adapter.hpp>
 #include <bcast/trace/check.hpp>
 #include <bcast/trace/format.hpp>
 #include <bcast/trace/history.hpp>
@@ -60,7 +63,7 @@ constexpr const char* usage_text =
     "  bcast-trace replay TRACES [-o RESULTS] [--block-ms MS]\n"
     "  bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']\n"
     "  bcast-trace divergences [--check FILE]\n"
-    "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [-o FILE] [--svg FILE] [--first N]\n"
+    "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [--channel reference|fast] [-o FILE] [--svg FILE] [--first N]\n"
     "  bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--minimise-with CMD]\n"
     "docs/traces.md describes the format and each command.\n";
 
@@ -281,12 +284,24 @@ void write_text(const std::string& path, const std::string& text) {
     out << text;
 }
 
-using recorded_channel = bcast::spec::channel_adapter<int>;
+// What `record --channel` names: the reference channel, or bcast::fast (its
+// histories name its profile, P-FAST, which the checker then allows).
+using reference_channel = bcast::spec::channel_adapter<int>;
+using fast_channel = bcast::spec::fast_channel_adapter<int>;
+
+struct record_request {
+    std::uint64_t count = 100, first = 0, parallel = 4;
+    std::string out_path, svg_path, channel = "reference";
+};
+
+template <class Impl>
+int record_histories(const record_options& options, const record_request& request);
 
 int record_command(const std::vector<std::string>& args) {
     record_options options;
-    std::uint64_t count = 100, first = 0, parallel = 4;
-    std::string out_path, svg_path;
+    record_request request;
+    std::uint64_t &count = request.count, &first = request.first, &parallel = request.parallel;
+    std::string &out_path = request.out_path, &svg_path = request.svg_path;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--histories") count = number_at(args, i);
         else if (args[i] == "--seed") options.seed = number_at(args, i);
@@ -311,6 +326,10 @@ int record_command(const std::vector<std::string>& args) {
         } else if (args[i] == "--svg") {
             if (i + 1 >= args.size()) throw usage_error("--svg needs a file");
             svg_path = args[++i];
+        } else if (args[i] == "--channel") {
+            if (i + 1 >= args.size()) throw usage_error("--channel needs reference or fast");
+            request.channel = args[++i];
+            if (request.channel != "reference" && request.channel != "fast") throw usage_error("--channel must be reference or fast");
         } else throw usage_error("record: unknown option " + args[i]);
     }
     if (options.min_threads < 1 || options.max_threads < options.min_threads || options.max_threads > 8)
@@ -318,6 +337,19 @@ int record_command(const std::vector<std::string>& args) {
     if (options.calls < 1 || options.calls > 50) throw usage_error("--calls must be 1..50 (a history holds at most 256 calls)");
     if (options.stall.count() < 2) throw usage_error("--stall-ms must be at least 2");
     if (parallel < 1 || parallel > 64) throw usage_error("--parallel must be 1..64");
+    if (request.channel == "fast") {
+        options.implementation = "bcast::fast";
+        return record_histories<fast_channel>(options, request);
+    }
+    return record_histories<reference_channel>(options, request);
+}
+
+// Records request.count histories on Impl, checks each, and on the first
+// failure minimises, reports and draws it.
+template <class Impl>
+int record_histories(const record_options& options, const record_request& request) {
+    const std::uint64_t count = request.count, first = request.first, parallel = request.parallel;
+    const std::string &out_path = request.out_path, &svg_path = request.svg_path;
     std::ofstream out;
     if (!out_path.empty()) {
         out.open(out_path);
@@ -341,7 +373,7 @@ int record_command(const std::vector<std::string>& args) {
             for (std::uint64_t k = w; k < count && k < first_failure.load(); k += parallel) {
                 slot& s = slots[k];
                 try {
-                    s.h = record_one<recorded_channel>(options, first + k, worker_stats[w]);
+                    s.h = record_one<Impl>(options, first + k, worker_stats[w]);
                 } catch (const std::exception& e) {
                     worker_errors[w] = "history " + std::to_string(first + k) + ": the channel threw: " + e.what();
                     first_failure.store(0);
@@ -353,7 +385,7 @@ int record_command(const std::vector<std::string>& args) {
                     // Counted only if it happens again (history_check.hpp, confirm_lost_wakeup).
                     auto again = [&](const record_options& o, std::uint64_t id) {
                         record_stats ignored;
-                        return record_one<recorded_channel>(o, id, ignored);
+                        return record_one<Impl>(o, id, ignored);
                     };
                     s.f->unconfirmed = !confirm_lost_wakeup(options, s.h->threads, first + k, again);
                 }
@@ -387,12 +419,12 @@ int record_command(const std::vector<std::string>& args) {
         if (!f.failed()) continue;
         std::cout << "bcast-trace record: history " << id << " (seed " << options.seed << ") FAILED, the first of "
                   << tally.histories << " histories to fail: " << spec::name(f.report.result) << "\n";
-        auto [small, small_options] = minimise_recorded<recorded_channel>(h, options, id);
+        auto [small, small_options] = minimise_recorded<Impl>(h, options, id);
         const history_finding sf = check_recorded(small);
         std::cout << "minimised: " << small.threads << " threads, at most " << small_options.calls << " calls each, "
                   << small.calls.size() << " calls in all (bcast-trace record --seed " << options.seed << " --first " << id
                   << " --histories 1 --threads " << small.threads << " --calls " << small_options.calls
-                  << (options.contention_only ? " --contention" : "") << ")\n"
+                  << (options.contention_only ? " --contention" : "") << (request.channel == "fast" ? " --channel fast" : "") << ")\n"
                   << spec::to_string(sf.report, small.calls);
         write_history(std::cout, small);
         if (!svg_path.empty()) {

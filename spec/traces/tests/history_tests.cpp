@@ -180,6 +180,49 @@ TEST(history_check, an_upstream_stranded_sender_is_a_documented_lost_wakeup) {
     EXPECT_FALSE(f.failed());
 }
 
+// P-FAST-3 (spec/rules.md): bcast::fast's evicting send may hand back the
+// message that an overlapping receive gave its last reader. Accepted only
+// for a history that names the profile, and also when a call is left pending
+// (a receive the spec itself would leave waiting): the relaxed check then
+// answers spec_deadlock, not linearizable.
+TEST(history_check, an_eviction_overlapping_the_last_read_is_accepted_only_under_p_fast_3) {
+    const std::string calls =
+        R"({"history":0,"call":0,"thread":0,"op":"set_overflow","handle":0,"arg":true,"invoked":1,"returned":2,"result":{"ok":true}})"
+        "\n"
+        R"({"history":0,"call":1,"thread":0,"op":"try_broadcast","handle":0,"message":1,"invoked":3,"returned":4,"result":{"ok":true}})"
+        "\n"
+        R"({"history":0,"call":2,"thread":1,"op":"try_recv","handle":1,"invoked":5,"returned":8,"result":{"ok":true,"message":1}})"
+        "\n"
+        R"({"history":0,"call":3,"thread":0,"op":"try_broadcast","handle":0,"message":2,"invoked":6,"returned":7,"result":{"ok":true,"evicted":1}})"
+        "\n"
+        R"({"history":0,"call":4,"thread":1,"op":"recv","handle":1,"invoked":9,"returned":10,"result":{"ok":true,"message":2}})"
+        "\n"
+        R"({"history":0,"call":5,"thread":1,"op":"recv","handle":1,"invoked":11,"pending":true})"
+        "\n";
+    const history reference = parse(header + calls)[0];
+    const history_finding strict = check_recorded(reference);
+    EXPECT_EQ(strict.report.result, spec::verdict::not_linearizable);
+    EXPECT_TRUE(strict.failed());
+
+    std::string fast_header = header;
+    fast_header.insert(fast_header.rfind('}'), R"(,"profile":"P-FAST")");
+    const history fast = parse(fast_header + calls)[0];
+    const history_finding relaxed = check_recorded(fast);
+    EXPECT_EQ(relaxed.report.result, spec::verdict::not_linearizable); // the strict verdict is kept
+    EXPECT_EQ(relaxed.accepted_under, "P-FAST-3");
+    EXPECT_FALSE(relaxed.failed());
+
+    // The same eviction with no receive of message 1 overlapping it: no relaxation applies.
+    std::string late = calls;
+    auto move = [&late](const std::string& from, const std::string& to) { late.replace(late.find(from), from.size(), to); };
+    move(R"("invoked":5,"returned":8)", R"("invoked":8,"returned":9)");
+    move(R"("invoked":9,"returned":10)", R"("invoked":10,"returned":11)");
+    move(R"("invoked":11,"pending")", R"("invoked":12,"pending")");
+    const history_finding none = check_recorded(parse(fast_header + late)[0]);
+    EXPECT_TRUE(none.accepted_under.empty());
+    EXPECT_TRUE(none.failed());
+}
+
 // A lost wakeup seen once and never again is a stall of the machine, not a
 // finding; one that happens again is confirmed (confirm_lost_wakeup).
 TEST(history_check, a_lost_wakeup_counts_only_when_it_happens_again) {

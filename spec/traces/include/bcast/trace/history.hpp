@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include <bcast/spec/conformance_profile.hpp>
 #include <bcast/spec/history.hpp>
 #include <bcast/spec/linearizability.hpp>
 
@@ -47,10 +48,20 @@ struct history {
     std::optional<std::uint64_t> stall_ms;
     std::optional<std::uint64_t> calls_per_thread;
     bool contention = false;
+    // The conformance profile the implementation declares (spec/rules.md,
+    // "Profiles"): "reference" (every rule as written; the default) or "P-FAST".
+    std::string profile{spec::reference_profile.name};
     std::vector<spec::call> calls;
     std::vector<std::int64_t> timeout_us; // per call; the timed calls' bound, else 0
     std::vector<std::size_t> call_lines;  // per call, its line in the file (0: made in memory)
 };
+
+// The conformance profile a history names, or nullptr for a name this reader does not know.
+inline const spec::conformance_profile* profile_named(std::string_view name) {
+    for (const spec::conformance_profile* p : {&spec::reference_profile, &spec::fast_profile})
+        if (p->name == name) return p;
+    return nullptr;
+}
 
 namespace detail {
 
@@ -162,6 +173,7 @@ inline void write_history(std::ostream& out, const history& h) {
     if (h.stall_ms) head.emplace_back("stall_ms", json(*h.stall_ms));
     if (h.calls_per_thread) head.emplace_back("calls", json(*h.calls_per_thread));
     if (h.contention) head.emplace_back("contention", json(true));
+    if (h.profile != spec::reference_profile.name) head.emplace_back("profile", json(h.profile));
     out << json(std::move(head)).dump() << '\n';
     for (std::size_t i = 0; i < h.calls.size(); ++i) out << call_json(h, i).dump() << '\n';
 }
@@ -319,7 +331,7 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
     std::vector<handle_kind> kind_of_handle; // and what each is
     for_each_object(in, source, [&](const json& o, std::size_t line) {
         if (o.find("format") != nullptr) {
-            only_members(o, {"format", "version", "history", "capacity", "threads", "target", "implementation", "seed", "stall_ms", "calls", "contention"}, source, line);
+            only_members(o, {"format", "version", "history", "capacity", "threads", "target", "implementation", "seed", "stall_ms", "calls", "contention", "profile"}, source, line);
             check_format(o, history_format_name, history_format_version, source, line);
             history h;
             h.line = line;
@@ -335,6 +347,10 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
             if (o.find("seed") != nullptr) h.seed = counter(o, "seed", source, line);
             if (o.find("stall_ms") != nullptr) h.stall_ms = counter(o, "stall_ms", source, line);
             if (o.find("calls") != nullptr) h.calls_per_thread = counter(o, "calls", source, line);
+            if (o.find("profile") != nullptr) {
+                h.profile = text(o, "profile", source, line);
+                if (profile_named(h.profile) == nullptr) fail_at(source, line, "unknown profile \"" + h.profile + "\" (known: reference, P-FAST)");
+            }
             if (const json* c = o.find("contention")) {
                 if (!c->is_bool()) fail_at(source, line, "\"contention\" must be true or false");
                 h.contention = c->as_bool();

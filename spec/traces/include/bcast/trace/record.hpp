@@ -24,18 +24,18 @@
 //    recorded as the timed call that timed out, which the checker accepts
 //    wherever it would block: sound, and it proves nothing.
 //  * Unless it may have been woken in time and run late: a call whose thread
-//    was then kept off the CPUs past its bound (a loaded machine) looks
-//    exactly like a stall by the clock. On Linux the thread's own accounting
-//    (/proc/thread-self/schedstat: time on a CPU and waiting for one) tells
-//    them apart; such a call is never called a stall, only recorded as what
-//    it answered, and its thread stops (sound; at worst a lost wakeup goes
-//    unseen in that run).
-//  * What no thread's accounting shows, a virtual CPU that the host did not
-//    run for a while (seen here: a 1 ms sleep coming back 8-14 ms late with
-//    no run-queue wait, and on a loaded machine about one recorded history in
-//    5000 with a stall that never happened again in 300 re-recordings), is
-//    left to the caller: a lost wakeup counts only once it is reproduced
-//    (history_check.hpp, confirm_lost_wakeup).
+//    was woken but then kept off the CPUs past its bound (a loaded machine, a
+//    virtual CPU the host did not run) looks exactly like a stall by the
+//    clock. So on Linux a watcher (wait_watch) looks at every waiting
+//    thread's state in /proc about every half millisecond (S: asleep in the
+//    kernel; anything else: running, or woken and waiting for a core). Every
+//    wake-up happens inside some other call, before that call's return tick;
+//    so a thread seen asleep at two looks in a row, the second after the last
+//    tick, was not woken by anything that happened: a stall. Otherwise
+//    the wait is EXCUSED: recorded as what it answered, and its thread stops
+//    (sound; at worst a lost wakeup goes unseen in that run).
+//  * What the watcher could still miss is left to the caller: a lost wakeup
+//    counts only once it is reproduced (history_check.hpp, confirm_lost_wakeup).
 //  * The run ends when every thread has finished or stalled. It is VALID only
 //    if no tick moved after any stall (nothing happened that could have woken a
 //    stalled call after it gave up): an invalid run is discarded and counted.
@@ -55,6 +55,7 @@
 #include <vector>
 
 #include <fstream>
+#include <mutex>
 
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -62,6 +63,7 @@
 #endif
 
 #include <bcast/spec/conformance.hpp>
+#include <bcast/spec/conformance_profile.hpp>
 #include <bcast/spec/history.hpp>
 
 #include "history.hpp"
@@ -133,21 +135,6 @@ inline long this_thread_tid() {
     return 0;
 #endif
 }
-// What this thread has been accounted, in ns: on a CPU plus waiting runnable
-// for one (Linux's /proc/thread-self/schedstat, its first two fields). A call
-// that sleeps in the kernel through its bound is accounted almost nothing; one
-// that was woken in time but then waited for a core, or ran on a virtual CPU
-// the host did not run, is accounted that time. 0 where it is not known, so
-// that no call is ever excused from being a stall there.
-inline std::uint64_t accounted_ns() {
-#if defined(__linux__)
-    std::ifstream stat("/proc/thread-self/schedstat");
-    std::uint64_t on_cpu = 0, waiting = 0;
-    if (stat >> on_cpu >> waiting) return on_cpu + waiting;
-#endif
-    return 0;
-}
-
 inline bool is_asleep(long tid) {
 #if defined(__linux__)
     try {
@@ -162,6 +149,98 @@ inline bool is_asleep(long tid) {
     return tid == 0;
 #endif
 }
+
+// Watches the threads that wait in a blocking call (the header's "Unless it
+// may have been woken in time"): one thread per recorded run, which looks at
+// each waiting thread's state every half millisecond, up to just before the
+// wait's deadline (at the deadline the kernel itself wakes the thread), and
+// keeps the current run of looks that saw it asleep: how long it is and when
+// its last look was. A look that sees the thread awake ends the run. A wake-up
+// makes a thread runnable at once (R in /proc) until it runs, and a thread
+// that was woken and went back to sleep found nothing to take; so a thread
+// seen asleep after the last thing that could wake it, and not seen awake
+// since, was not woken. (Only that run counts: a channel's back-off before it
+// sleeps, pauses and yields, may take much of the bound on a loaded machine.)
+// Where threads cannot be looked at (not Linux) it sees nothing, and no wait
+// is excused.
+class wait_watch {
+public:
+    explicit wait_watch(std::chrono::milliseconds bound) : bound_(bound) {
+#if defined(__linux__)
+        looker_ = std::thread([this] { look(); });
+#endif
+    }
+    wait_watch(const wait_watch&) = delete;
+    wait_watch& operator=(const wait_watch&) = delete;
+    ~wait_watch() {
+        {
+            const std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        if (looker_.joinable()) looker_.join();
+    }
+
+    // What was seen of one wait: the last run of looks that found it asleep.
+    struct seen {
+        int asleep_looks = 0;                              // how many looks in a row, up to the last one
+        std::chrono::steady_clock::time_point asleep_last; // the last of them
+        // Asleep at two looks in a row or more, the last after `last_tick`
+        // (and never seen awake since).
+        bool asleep_since(std::chrono::steady_clock::time_point last_tick) const {
+            return asleep_looks >= 2 && asleep_last > last_tick;
+        }
+    };
+    // A thread begins waiting (its slot is its lane's, one wait at a time).
+    void begin(std::size_t slot, long tid, std::chrono::steady_clock::time_point began) {
+        const std::lock_guard lock(mutex_);
+        waits_[slot] = {tid, began, {}, true};
+    }
+    // It stopped waiting: what was seen.
+    seen end(std::size_t slot) {
+        const std::lock_guard lock(mutex_);
+        waits_[slot].active = false;
+        return waits_[slot].counts;
+    }
+    static constexpr bool can_look() {
+#if defined(__linux__)
+        return true;
+#else
+        return false;
+#endif
+    }
+
+private:
+    struct wait {
+        long tid = 0;
+        std::chrono::steady_clock::time_point began{};
+        seen counts{};
+        bool active = false;
+    };
+    void look() {
+        std::unique_lock lock(mutex_);
+        while (!stop_) {
+            for (wait& w : waits_) {
+                const auto now = std::chrono::steady_clock::now();
+                if (!w.active || now > w.began + bound_ - bound_ / 16) continue;
+                if (!is_asleep(w.tid)) {
+                    w.counts.asleep_looks = 0;
+                } else {
+                    ++w.counts.asleep_looks;
+                    w.counts.asleep_last = now;
+                }
+            }
+            lock.unlock();
+            std::this_thread::sleep_for(std::chrono::microseconds(500)); // the looking interval, not an ordering
+            lock.lock();
+        }
+    }
+
+    const std::chrono::milliseconds bound_;
+    std::mutex mutex_;            // guards waits_ and stop_
+    std::array<wait, 9> waits_{}; // one per lane: up to 8 threads and the setup
+    bool stop_ = false;
+    std::thread looker_;
+};
 
 // Between two looks of the waker at the waiters: a pause, not a spin, so
 // that on a loaded machine (or under TSan) the waker does not take the core
@@ -182,6 +261,8 @@ struct owned {
 // What one thread did.
 struct lane {
     int thread = 0;
+    std::size_t slot = 0; // its place in the wait_watch
+    long tid = 0;         // the OS thread running it (this_thread_tid), set when it starts
     std::vector<owned> handles;
     std::vector<call> calls;
     std::vector<std::int64_t> timeouts;
@@ -221,8 +302,8 @@ inline constexpr call_kind queries[] = {call_kind::len,
 template <class Impl>
 class runner {
 public:
-    runner(Impl& impl, run_clock& clock, numbers& handle_numbers, std::chrono::milliseconds stall)
-        : impl_(impl), clock_(clock), numbers_(handle_numbers), stall_(stall) {}
+    runner(Impl& impl, run_clock& clock, numbers& handle_numbers, std::chrono::milliseconds stall, wait_watch& watch)
+        : impl_(impl), clock_(clock), numbers_(handle_numbers), stall_(stall), watch_(watch) {}
 
     // Runs one call of `kind` on lane.handles[which]; false when the thread
     // must stop (a stall, or a wait that its thread's lack of a core excused).
@@ -253,9 +334,9 @@ public:
             break;
         case call_kind::send: {
             const auto began = std::chrono::steady_clock::now();
-            const std::uint64_t accounted_before = accounted_ns();
+            watch_.begin(l.slot, l.tid, began);
             auto r = impl_.broadcast_for(id, arg, bound);
-            ended = how_it_ended(began, accounted_before);
+            ended = how_it_ended(began, watch_.end(l.slot));
             if (ended == wait_end::stall) return record_stall(l, c), false;
             if (!r.has_value() && r.error().code == send_errc::timed_out) as_timed(c, timeout_us);
             c.result = spec::encode_send(r);
@@ -267,9 +348,9 @@ public:
             break;
         case call_kind::recv: {
             const auto began = std::chrono::steady_clock::now();
-            const std::uint64_t accounted_before = accounted_ns();
+            watch_.begin(l.slot, l.tid, began);
             auto r = impl_.recv_for(id, bound);
-            ended = how_it_ended(began, accounted_before);
+            ended = how_it_ended(began, watch_.end(l.slot));
             if (ended == wait_end::stall) return record_stall(l, c), false;
             if (!r.has_value() && r.error().code == recv_errc::timed_out) as_timed(c, timeout_us);
             c.result = spec::encode_recv(r);
@@ -325,15 +406,19 @@ private:
     // its own deadline made (a channel that forgets to wake a receiver on
     // close still answers `closed` at the deadline); it is recorded pending
     // and its thread stops. EXCUSED instead if it may have been woken in time
-    // and run late: its thread was accounted a quarter of the bound or more
-    // since `accounted_before` (on a CPU or waiting for one). Its answer is
-    // recorded as it came, and its thread stops too (its next waits would be
-    // as doubtful, and each would cost a whole bound on a loaded machine).
-    wait_end how_it_ended(std::chrono::steady_clock::time_point began, std::uint64_t accounted_before) const {
+    // and run late: the watcher did not see its thread asleep at two looks in
+    // a row, the second after the last tick (the last thing that could have
+    // woken it). Its
+    // answer is recorded as it came, and its thread stops too (its next waits
+    // would be as doubtful, and each would cost a whole bound).
+    wait_end how_it_ended(std::chrono::steady_clock::time_point began, wait_watch::seen seen) const {
         if (std::chrono::steady_clock::now() - began < stall_) return wait_end::in_time;
         const auto bound_ns = std::int64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(stall_).count());
-        if (clock_.quiet_ns() < bound_ns / 2) return wait_end::in_time;
-        if (std::int64_t(accounted_ns() - accounted_before) >= bound_ns / 4) return wait_end::excused;
+        const std::int64_t quiet_ns = clock_.quiet_ns();
+        if (quiet_ns < bound_ns / 2) return wait_end::in_time;
+        // Read after quiet_ns, so this is at or after the last tick's time.
+        const auto last_tick = std::chrono::steady_clock::now() - std::chrono::nanoseconds(quiet_ns);
+        if (wait_watch::can_look() && !seen.asleep_since(last_tick)) return wait_end::excused;
         return wait_end::stall;
     }
     void record_stall(lane& l, call& c) {
@@ -358,6 +443,7 @@ private:
     run_clock& clock_;
     numbers& numbers_;
     std::chrono::milliseconds stall_;
+    wait_watch& watch_;
 };
 
 // One weighted choice of the next call of a thread.
@@ -471,14 +557,18 @@ template <class Impl>
         h.stall_ms = std::uint64_t(options.stall.count());
         h.calls_per_thread = std::uint64_t(options.calls);
         h.contention = options.contention_only;
+        h.profile = std::string(spec::profile_of<Impl>().name);
 
         Impl impl(h.capacity);
         run_clock clock;
         numbers handle_numbers;
-        runner<Impl> run(impl, clock, handle_numbers, options.stall);
+        wait_watch watch(options.stall);
+        runner<Impl> run(impl, clock, handle_numbers, options.stall, watch);
         std::vector<lane> lanes(std::size_t(threads) + 1);
         lane& setup = lanes.back();
         setup.thread = -1;
+        setup.slot = std::size_t(threads);
+        setup.tid = this_thread_tid();
         setup.handles = {{0, spec::model<int>::first_sender, kind::sender}, {1, spec::model<int>::first_receiver, kind::receiver}};
 
         // The setup makes every thread's handles, then hands them out: thread 0
@@ -495,7 +585,7 @@ template <class Impl>
             if (setup.handles.size() > before) owner[std::size_t(setup.handles.back().logical)] = t;
         };
         if (r.one_in(3) && !(contention && shape == 1)) run.perform(setup, call_kind::set_overflow, 0, 1);
-        for (int t = 0; t < threads; ++t) lanes[std::size_t(t)].thread = t;
+        for (int t = 0; t < threads; ++t) lanes[std::size_t(t)].thread = t, lanes[std::size_t(t)].slot = std::size_t(t);
         for (int t = 1; t < threads; ++t) {
             // A waiter holds only the kind that waits. The waker also gets thread
             // 0's other handles below, so that it may hold the last of a kind.
@@ -544,6 +634,7 @@ template <class Impl>
         for (int t = 0; t < threads; ++t) {
             workers.emplace_back([&, t] {
                 lane& l = lanes[std::size_t(t)];
+                l.tid = this_thread_tid();
                 try {
                     rng mine{options.seed ^ (id << 8) ^ std::uint64_t(t + 1) * 0x9e3779b97f4a7c15ull};
                     if (contention && t + 1 == threads) {
