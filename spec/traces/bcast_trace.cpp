@@ -469,7 +469,10 @@ void minimise_findings(const std::vector<std::pair<history, history_finding>>& f
     const std::string scratch = (std::filesystem::temp_directory_path() / "bcast-trace-minimise").string();
     std::filesystem::create_directories(scratch);
     std::vector<std::string> done;
-    for (const auto& [h, f] : findings) {
+    for (const auto& finding : findings) {
+        // Named, not a structured binding: clang 14 cannot capture a binding in a lambda (still_fails).
+        const history& h = finding.first;
+        const history_finding& f = finding.second;
         const std::string what = std::string(spec::name(f.report.result)) + (f.report.rule.empty() ? "" : " " + f.report.rule);
         if (std::find(done.begin(), done.end(), what) != done.end()) continue;
         done.push_back(what);
