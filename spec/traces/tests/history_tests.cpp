@@ -223,6 +223,60 @@ TEST(history_check, an_eviction_overlapping_the_last_read_is_accepted_only_under
     EXPECT_TRUE(none.failed());
 }
 
+// P-FAST-7 (spec/rules.md): bcast::fast's evicting send publishes its new
+// message before its eviction, so a receive overlapping the send may still
+// deliver the evicted message after another receiver got the new one
+// (found by histories.fast_is_linearizable under clang's TSan). Receiver 2
+// gets message 1 after receiver 1 got message 3, whose send evicted 1;
+// receiver 3 never reads, so 1 stays held and P-FAST-3 does not apply.
+TEST(history_check, an_eviction_published_after_its_message_is_accepted_only_under_p_fast_7) {
+    const std::string three_threads =
+        R"({"format":"bcast-history","version":1,"history":0,"capacity":2,"threads":3,"target":"bcast","implementation":"test"})";
+    const std::string calls =
+        R"({"history":0,"call":0,"thread":-1,"op":"clone_receiver","handle":1,"new":2,"invoked":1,"returned":2,"result":{"ok":true}})"
+        "\n"
+        R"({"history":0,"call":1,"thread":-1,"op":"clone_receiver","handle":1,"new":3,"invoked":3,"returned":4,"result":{"ok":true}})"
+        "\n"
+        R"({"history":0,"call":2,"thread":-1,"op":"set_overflow","handle":0,"arg":true,"invoked":5,"returned":6,"result":{"ok":true}})"
+        "\n"
+        R"({"history":0,"call":3,"thread":0,"op":"try_broadcast","handle":0,"message":1,"invoked":7,"returned":8,"result":{"ok":true}})"
+        "\n"
+        R"({"history":0,"call":4,"thread":0,"op":"try_broadcast","handle":0,"message":2,"invoked":9,"returned":10,"result":{"ok":true}})"
+        "\n"
+        R"({"history":0,"call":5,"thread":1,"op":"try_recv","handle":1,"invoked":11,"returned":12,"result":{"ok":true,"message":1}})"
+        "\n"
+        R"({"history":0,"call":6,"thread":1,"op":"try_recv","handle":1,"invoked":13,"returned":14,"result":{"ok":true,"message":2}})"
+        "\n"
+        R"({"history":0,"call":7,"thread":0,"op":"try_broadcast","handle":0,"message":3,"invoked":15,"returned":22,"result":{"ok":true,"evicted":1}})"
+        "\n"
+        R"({"history":0,"call":8,"thread":1,"op":"try_recv","handle":1,"invoked":16,"returned":17,"result":{"ok":true,"message":3}})"
+        "\n"
+        R"({"history":0,"call":9,"thread":2,"op":"try_recv","handle":2,"invoked":18,"returned":19,"result":{"ok":true,"message":1}})"
+        "\n"
+        R"({"history":0,"call":10,"thread":2,"op":"try_recv","handle":2,"invoked":20,"returned":21,"result":{"ok":true,"message":2}})"
+        "\n";
+    const history_finding strict = check_recorded(parse(three_threads + "\n" + calls)[0]);
+    EXPECT_EQ(strict.report.result, spec::verdict::not_linearizable);
+    EXPECT_TRUE(strict.failed());
+
+    std::string fast_header = three_threads;
+    fast_header.insert(fast_header.rfind('}'), R"(,"profile":"P-FAST")");
+    const history_finding relaxed = check_recorded(parse(fast_header + "\n" + calls)[0]);
+    EXPECT_EQ(relaxed.accepted_under, "P-FAST-7");
+    EXPECT_FALSE(relaxed.failed());
+
+    // The same receive of message 1 once the evicting send has returned: not allowed.
+    std::string late = calls;
+    auto move = [&late](const std::string& from, const std::string& to) { late.replace(late.find(from), from.size(), to); };
+    move(R"("invoked":15,"returned":22)", R"("invoked":15,"returned":17)");
+    move(R"("invoked":16,"returned":17)", R"("invoked":16,"returned":18)");
+    move(R"("invoked":18,"returned":19)", R"("invoked":19,"returned":20)");
+    move(R"("invoked":20,"returned":21)", R"("invoked":21,"returned":22)");
+    const history_finding none = check_recorded(parse(fast_header + "\n" + late)[0]);
+    EXPECT_TRUE(none.accepted_under.empty());
+    EXPECT_TRUE(none.failed());
+}
+
 // A lost wakeup seen once and never again is a stall of the machine, not a
 // finding; one that happens again is confirmed (confirm_lost_wakeup).
 TEST(history_check, a_lost_wakeup_counts_only_when_it_happens_again) {
