@@ -661,6 +661,9 @@ def parse_args():
     ap.add_argument("--property-libs", default=os.environ.get("BCAST_MUTANT_LIBS", "-lrapidcheck -lgtest_main -lgtest"),
                     help="what the property binary links (one string, split like a shell)")
     ap.add_argument("--property-cxxflags", default=os.environ.get("BCAST_MUTANT_CXXFLAGS", ""))
+    ap.add_argument("--family", choices=("reference", "fast"), default=None,
+                    help="only the mutants of one channel family (bcast::fast's are named fast-*); "
+                         "ctest runs the two as separate tests, each within its own timeout")
     ap.add_argument("names", nargs="*", help="only these mutants (or controls)")
     return ap.parse_args()
 
@@ -692,6 +695,8 @@ def main():
         print(f"unknown mutant(s): {', '.join(unknown)} (see --list)", file=sys.stderr)
         return 2
     selected = [m for m in everything if not args.names or m.name in args.names]
+    if args.family is not None:  # bcast::fast's mutants are the ones named fast-*
+        selected = [m for m in selected if m.name.startswith("fast-") == (args.family == "fast")]
     if args.list:
         for m in selected:
             print(f"{m.name}\t{m.kind}\t{killer_column(m)}")
