@@ -42,21 +42,24 @@ struct profile_verdict {
 // The most evicting sends tried as "evicted nothing": 2^8 re-checks at most.
 inline constexpr int max_profile_candidates = 8;
 
+// An evicting send (a success handing back a message) and a receive of that
+// message overlapping it: the pair both P-FAST-3 and P-FAST-7 are about.
+inline bool reads_what_it_evicts(const call& send, const call& recv) {
+    return detail::lin::is_send(send.kind) && !send.is_pending() && send.result.code == 0 && send.result.value >= 0 &&
+           detail::lin::is_recv(recv.kind) && !recv.is_pending() && recv.result.code == 0 &&
+           recv.result.value == send.result.value && recv.invoked < send.returned && send.invoked < recv.returned;
+}
+
 inline profile_verdict check_history_under(const conformance_profile& profile, std::span<const call> calls,
                                            std::size_t capacity, int first_sender, int first_receiver,
                                            check_options options = {}) {
     profile_verdict v{check_history(calls, capacity, first_sender, first_receiver, options)};
     if (v.report.result != verdict::not_linearizable || profile.name != fast_profile.name) return v;
-    // P-FAST-3: the evicting sends (success handing back a message) that a receive
-    // of that same message overlaps.
+    // P-FAST-3: the evicting sends that a receive of their evicted message overlaps.
     std::vector<std::size_t> candidates;
     for (std::size_t i = 0; i < calls.size() && candidates.size() < max_profile_candidates; ++i) {
-        const call& send = calls[i];
-        if (!detail::lin::is_send(send.kind) || send.is_pending() || send.result.code != 0 || send.result.value < 0) continue;
         for (const call& recv : calls) {
-            const bool overlaps = recv.invoked < send.returned && send.invoked < recv.returned;
-            if (detail::lin::is_recv(recv.kind) && !recv.is_pending() && overlaps && recv.result.code == 0 &&
-                recv.result.value == send.result.value) {
+            if (reads_what_it_evicts(calls[i], recv)) {
                 candidates.push_back(i);
                 break;
             }
@@ -71,12 +74,8 @@ inline profile_verdict check_history_under(const conformance_profile& profile, s
     }
     for (std::size_t r = 0; r < calls.size(); ++r) {
         const call& recv = calls[r];
-        if (!detail::lin::is_recv(recv.kind) || recv.is_pending() || recv.result.code != 0) continue;
         for (const call& send : calls) {
-            const bool overlaps = recv.invoked < send.returned && send.invoked < recv.returned;
-            if (!detail::lin::is_send(send.kind) || send.is_pending() || send.result.code != 0 ||
-                send.result.value != recv.result.value || !overlaps || send.invoked >= recv.invoked)
-                continue;
+            if (!reads_what_it_evicts(send, recv) || send.invoked >= recv.invoked) continue;
             std::uint64_t earliest = 2 * send.invoked; // from the send's invocation on...
             for (const call& before : calls)           // ...after its own thread's previous response
                 if (before.thread == recv.thread && !before.is_pending() && before.returned < recv.invoked)
