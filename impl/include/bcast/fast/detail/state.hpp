@@ -370,7 +370,9 @@ private:
         // [S1] after the new message is published: a receiver that sees the
         // eviction also sees the message that caused it, so the send is one step
         // for receivers (with the eviction first, a receiver could report the loss
-        // and then find the new message not there yet).
+        // and then find the new message not there yet). The price is P-FAST-7
+        // (spec/rules.md): until this store, a receiver that still holds the
+        // evicted message may read it after another receiver read the new one.
         if (evicting) evict_to(head + 1);
         return send_outcome::sent;
     }
