@@ -495,7 +495,8 @@ mutant("fast-validate-before-copy", "the seqlock's re-check of the stamp is made
 
 mutant("fast-overwrite-without-writing-stamp", "an overwrite (an eviction's, or a wrap over a lagging reader) does "
        "not mark the slot as being written first, so it does not invalidate a reader's copy", [RELACY],
-       replace(FAST_RING, "target.stamp.store(writing_stamp(seq), std::memory_order_release);", """
+       replace(FAST_RING, "target.stamp.store(kind == write_kind::evicting ? evicting_stamp(seq) : writing_stamp(seq), "
+                          "std::memory_order_release);", """
         // MUTANT: no writing stamp: a reader copying the old message is not invalidated
 """))
 
@@ -559,6 +560,29 @@ mutant("fast-eviction-unpublished", "an eviction moves the lock holder's copy of
        "to receivers", [RELACY],
        replace(FAST_STATE, "evict_head_.store(head, std::memory_order_release);", """
         // MUTANT: receivers never see the eviction
+"""))
+
+mutant("fast-eviction-after-message", "an evicting send publishes its eviction after its new message (the first "
+       "version's order, P-FAST-7 before it was withdrawn): a receiver still at the evicted message may read it "
+       "after another receiver read the new one", [RELACY],
+       replace(FAST_STATE, "current_ring().begin_write(tail, write_kind::evicting); evict_to(head + 1); "
+                           "current_ring().finish_write(tail, message);", """
+            current_ring().begin_write(tail, write_kind::evicting);
+            current_ring().finish_write(tail, message);
+            evict_to(head + 1); // MUTANT: the eviction after the message
+"""))
+
+mutant("fast-eviction-before-mark", "an evicting send publishes its eviction before it marks the new message's slot: "
+       "a receiver may report the loss and then find the new message not there", [RELACY],
+       replace(FAST_STATE, "current_ring().begin_write(tail, write_kind::evicting); evict_to(head + 1);", """
+            evict_to(head + 1); // MUTANT: the eviction before the slot is marked
+            current_ring().begin_write(tail, write_kind::evicting);
+"""))
+
+mutant("fast-reader-ignores-evicting-write", "a receiver that finds its message half written by an evicting send "
+       "answers `empty` instead of waiting for it, though the send's eviction is already visible", [RELACY],
+       replace(FAST_RING, "return before == evicting_stamp(seq) ? found::being_sent : found::not_yet;", """
+            return found::not_yet; // MUTANT: an evicting write in progress looks like nothing sent
 """))
 
 mutant("fast-ring-published-relaxed", "a growing set_capacity publishes the new ring relaxed: a receiver may load "

@@ -159,6 +159,38 @@ struct fast_evict_vs_read : fast_scenario<fast_evict_vs_read<Primitives>, Primit
     }
 };
 
+// An evicting send is one step for every receiver (docs/fast-design.md,
+// section 2): receiver 1 is at the tail, receiver 2 still at message 1, which
+// the send evicts. Once receiver 1 has read the new message, receiver 2 must
+// see the eviction: reading message 1 after that is not linearizable (the
+// first version's order, [S1] after [S4], did it; recorded histories found it
+// with three threads, which the two-thread scenarios cannot show). And a
+// receiver that saw the eviction must then find the new message, not `empty`.
+struct fast_evict_vs_two_reads : fast_scenario<fast_evict_vs_two_reads, fast_release_primitives, 3> {
+    static constexpr const char* description = "cap 1, overflow: an eviction vs a reader at the tail and one at the evicted";
+    void before() {
+        open(1);
+        set_overflow(before_thread, 0, true);
+        clone_receiver(before_thread, 1, 2);
+        try_send(before_thread, 0, 1);
+        try_recv(before_thread, 1); // receiver 1 at the tail, receiver 2 at message 1
+    }
+    void thread(unsigned t) {
+        if (t == 0) {
+            try_send(0, 0, 2); // evicts 1: receiver 2 still holds it
+        } else if (t == 1) {
+            try_recv(1, 1);
+        } else {
+            try_recv(2, 2);
+            try_recv(2, 2);
+        }
+    }
+    void after() {
+        drain_all();
+        finish();
+    }
+};
+
 // Overflow on two slots: two evictions race two reads.
 struct fast_evict_two_slots : fast_scenario<fast_evict_two_slots, fast_release_primitives, 2> {
     static constexpr const char* description = "cap 2, overflow: two evicting sends vs two reads: exact overflowed counts";

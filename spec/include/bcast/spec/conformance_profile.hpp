@@ -71,10 +71,6 @@ inline constexpr profile_entry fast_profile_entries[] = {
     {"P-FAST-6", "R-IMPL-1, R-IMPL-2",
      "its own primitive set (atomics, wait words and a fence pair, no condition variable), and the position is "
      "atomic: senders read it while its receiver writes it (a plain integer is a data race)"},
-    {"P-FAST-7", "R-OVF-1, R-OVF-2",
-     "an evicting send publishes its new message before its eviction: while it runs, a receive overlapping it may "
-     "still deliver the message it evicts, even after another receiver got the new one; sequential histories are "
-     "exact, and once the send has returned every receiver sees the eviction"},
 };
 inline constexpr conformance_profile fast_profile{"P-FAST", "P-FAST-1", "P-FAST-1", fast_profile_entries};
 

@@ -4,8 +4,11 @@
 // seqlock protocol and read without it (docs/fast-design.md, sections 1 and 4).
 //
 // A slot's stamp says what its words hold: 0 nothing yet; writing_stamp(s)
-// message s is being written; written_stamp(s) message s is complete. The
-// messages of one slot are s, s + slot_count, ..., so its stamp only grows.
+// message s is being written; evicting_stamp(s) message s is being written by
+// a send that has already published its eviction, so it is sent and a reader
+// waits for it (P-FAST-7's fix, state.hpp); written_stamp(s) message s is
+// complete. The messages of one slot are s, s + slot_count, ..., so its stamp
+// only grows.
 // The ring itself never changes size; a growing set_capacity makes a new one.
 #pragma once
 
@@ -22,9 +25,15 @@
 
 namespace bcast::fast::detail {
 
-// Stamps (see the top of the file). Sequence numbers stay far below 2^63.
-constexpr std::uint64_t writing_stamp(std::uint64_t seq) noexcept { return 2 * seq + 1; }
-constexpr std::uint64_t written_stamp(std::uint64_t seq) noexcept { return 2 * seq + 2; }
+// Stamps (see the top of the file). Sequence numbers stay far below 2^62.
+constexpr std::uint64_t writing_stamp(std::uint64_t seq) noexcept { return 4 * seq + 1; }
+constexpr std::uint64_t evicting_stamp(std::uint64_t seq) noexcept { return 4 * seq + 2; }
+constexpr std::uint64_t written_stamp(std::uint64_t seq) noexcept { return 4 * seq + 3; }
+
+// How a send begins its write: an evicting send publishes its eviction between
+// its begin_write and its finish_write, and says so in the stamp.
+enum class write_kind { plain,
+                        evicting };
 
 // The width of a cache line on the platforms bcast targets; slots and
 // receivers' positions get one each, so that a sender writing one slot and
@@ -65,11 +74,26 @@ public:
     // Publishes message `seq` in its slot. F3 (state.hpp): no active
     // receiver that does not lag still wants the message it replaces.
     void write(std::uint64_t seq, const T& message) noexcept {
+        begin_write(seq, write_kind::plain);
+        finish_write(seq, message);
+    }
+
+    // The first half of write(): marks the slot as being written. An evicting
+    // send stores its eviction ([S1], state.hpp) between the two halves.
+    void begin_write(std::uint64_t seq, write_kind kind) noexcept {
         slot& target = at(seq);
         BCAST_ASSERT(target.stamp.load(std::memory_order_relaxed) < writing_stamp(seq)); // stamps only grow
         // [S2] release; partner [R4]: a reader that sees the overwrite begin
-        // also sees the eviction stored before it ([S1], state.hpp).
-        target.stamp.store(writing_stamp(seq), std::memory_order_release);
+        // also sees the eviction stored before it ([S1] of an earlier critical
+        // section, state.hpp), and a reader that sees this send's own [S1]
+        // sees this stamp, so it waits for the message instead of missing it.
+        target.stamp.store(kind == write_kind::evicting ? evicting_stamp(seq) : writing_stamp(seq),
+                           std::memory_order_release);
+    }
+
+    // The second half: the words, then the stamp that says they are complete.
+    void finish_write(std::uint64_t seq, const T& message) noexcept {
+        slot& target = at(seq); // begin_write(seq) has marked it
         const words bits = to_words(message);
         // [S3] release; partner the reader's acquire word loads [R5]: a reader
         // whose copy read any word stored here sees [S2] in its re-check [R7].
@@ -98,6 +122,7 @@ public:
     // What a reader found in message `seq`'s slot.
     enum class found { message,    // `out` holds message seq, copied whole
                        not_yet,    // the slot still holds an older message, or message seq is half written
+                       being_sent, // message seq is half written by an evicting send: it is sent, wait for it
                        overwritten // a newer message is (being) written there: the reader lags
     };
 
@@ -107,7 +132,10 @@ public:
         // [R4] acquire; partners [S4] (the words of message seq are visible)
         // and [S2] (a reader that sees an overwrite sees its eviction).
         const std::uint64_t before = source.stamp.load(std::memory_order_acquire);
-        if (before != written_stamp(seq)) return before > written_stamp(seq) ? found::overwritten : found::not_yet;
+        if (before != written_stamp(seq)) {
+            if (before > written_stamp(seq)) return found::overwritten;
+            return before == evicting_stamp(seq) ? found::being_sent : found::not_yet;
+        }
         words bits{};
         // [R5] acquire; partner [S3]: if a word comes from a later message's
         // write, that write's [S2] happens before [R7], which then differs.

@@ -5,8 +5,10 @@
 // Senders and the rare operations take `mutex_`. A receive takes no lock and
 // makes no read-modify-write when it finds a message: it reads the slot's
 // stamp and words (a seqlock, ring.hpp), then publishes its position with one
-// store to its own cache line. Senders gate on the slowest receiver through
-// `cached_min_`, refreshed by a scan of the positions only when the ring looks
+// store to its own cache line. (The one exception: a receive that finds its
+// message half written by an evicting send waits for that send's lock, since
+// the message is already sent; docs/fast-design.md, section 2.) Senders gate
+// on the slowest receiver through `cached_min_`, refreshed by a scan of the positions only when the ring looks
 // full. Sleepers sleep on futex words, after a short back-off, in asymmetric
 // Dekker handshakes (docs/fast-design.md, section 5): whoever is about to
 // sleep passes the heavy fence (membarrier), whoever runs the common path (a
@@ -365,15 +367,23 @@ private:
         // even after this eviction (capacity < slot_count), so every receiver
         // that wants it lags already, and saw so in an earlier critical section.
         BCAST_ASSERT(tail - head < current_ring().slot_count());
-        current_ring().write(tail, message); // [S2]..[S4]
+        if (!evicting) {
+            current_ring().write(tail, message); // [S2]..[S4]
+        } else {
+            // An evicting send is one step for receivers, taken at [S1]: a
+            // receiver that sees the eviction ([R3]) sees the slot marked as
+            // being written by it ([S2] first) and waits for the message (the
+            // lock, held until [S4]); a receiver that sees the message ([R4] of
+            // [S4]) sees the eviction. With [S1] after [S4] (the first version,
+            // found by the recorded histories), a receiver that still held the
+            // evicted message could read it after another had read the new one;
+            // with [S1] before [S2], a receiver could report the loss and then
+            // find the new message not there.
+            current_ring().begin_write(tail, write_kind::evicting); // [S2]
+            evict_to(head + 1);                                     // [S1]
+            current_ring().finish_write(tail, message);             // [S3], [S4]
+        }
         tail_.set(tail + 1);
-        // [S1] after the new message is published: a receiver that sees the
-        // eviction also sees the message that caused it, so the send is one step
-        // for receivers (with the eviction first, a receiver could report the loss
-        // and then find the new message not there yet). The price is P-FAST-7
-        // (spec/rules.md): until this store, a receiver that still holds the
-        // evicted message may read it after another receiver read the new one.
-        if (evicting) evict_to(head + 1);
         return send_outcome::sent;
     }
 
@@ -436,7 +446,7 @@ private:
         // [R1] acquire; partner [C1]: read before the slot, so `closed` and no
         // message at `pos` means every message sent before the close was read (R-CLOSE-5).
         const bool closed = closed_.load(std::memory_order_acquire);
-        for (int round = 0;; ++round) {
+        for (int round = 0;;) { // a round ends in a lag seen; waiting for a writer is not one
             // F3: a slot is overwritten only after an earlier critical section
             // evicted its message ([S1] happens before [S2]), so a receiver that
             // sees an overwrite sees that it lags within two more rounds (section 3).
@@ -454,12 +464,25 @@ private:
             case ring_type::found::message:
                 advance(cell, pos, pos + 1); // R-RECV-2: the next in sequence order
                 return recv_result<T>(std::move(*message));
-            case ring_type::found::overwritten: continue; // we lag now: the next round's [R3] says by how much
+            case ring_type::found::overwritten: // we lag now: the next round's [R3] says by how much
+                ++round;
+                continue;
+            case ring_type::found::being_sent:
+                // An evicting send has published its eviction ([S1]) and is still
+                // writing this message, under the lock: the message is sent, so
+                // `empty` would be wrong. Waiting for the lock waits for its [S4]
+                // (the unlock releases it, this lock acquires it); the next look finds it.
+                wait_for_writer();
+                continue;
             case ring_type::found::not_yet: break;
             }
             return recv_result<T>(error_tag, recv_error{closed ? recv_errc::closed : recv_errc::empty, 0});
         }
     }
+
+    // The slow path of a receive that found its message half written by an
+    // evicting send: the writer holds the lock until the message is complete.
+    void wait_for_writer() noexcept { lock_type writer_done(mutex_); }
 
     // A receiver moves from `from` to `to`, then checks whether a sleeping
     // sender waits for exactly this move (section 5).
