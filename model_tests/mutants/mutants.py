@@ -20,9 +20,15 @@ a comment that ends the last matched line goes with them. Every edit of an
 entry is matched against the unmodified file. Mark each change `MUTANT:` so a
 Relacy history that points at it reads as the bug.
 
+A RELACY mutant also names the suite that kills it (suite="..."): ctest's
+relacy.mutants builds each mutant with that suite alone (run_mutants.py
+--targeted), so the claim "this suite catches this bug" is what CI checks.
+
 Adding a mutant: add an entry below, then
     python3 model_tests/mutants/run_mutants.py --check-anchors
-    python3 model_tests/mutants/run_mutants.py NAME      # must say KILLED
+    python3 model_tests/mutants/run_mutants.py NAME      # must say KILLED, and by which suite
+    (add suite="that suite" to the entry)
+    python3 model_tests/mutants/run_mutants.py --targeted NAME
 """
 from dataclasses import dataclass
 
@@ -64,6 +70,9 @@ class Mutant:
     killers: tuple  # RELACY and/or PROPERTY; empty for a control
     edits: tuple
     expected_failures: tuple = ()  # controls only: the Relacy suites it must fail, no others
+    # RELACY mutants: the Relacy suite that kills it, or one line of a suite (SUITE/SUFFIX, the run name
+    # the table prints); run_mutants.py --targeted builds only that (registry.hpp, suite_built).
+    suite: str = None
 
     @property
     def kind(self):
@@ -93,8 +102,8 @@ def replace(file, code, replacement):
 MUTANTS = []
 
 
-def mutant(name, what, killers, *edits):
-    MUTANTS.append(Mutant(name, what, tuple(killers), tuple(edits)))
+def mutant(name, what, killers, *edits, suite=None):
+    MUTANTS.append(Mutant(name, what, tuple(killers), tuple(edits), suite=suite))
 
 
 def control(name, what, expected_failures, *edits):
@@ -106,59 +115,69 @@ def control(name, what, expected_failures, *edits):
 mutant("notify-one-receivers", "a message wakes one blocked receiver, not all of them (each wants it)", [RELACY],
        replace(CHANNEL_STATE, "if (waiting_receivers_.get() != 0) receivers_cv_.notify_all();", """
         if (waiting_receivers_.get() != 0) receivers_cv_.notify_one(); // MUTANT: one instead of all
-"""))
+"""),
+       suite="two_by_two")
 
 mutant("no-wake-on-close", "close() does not wake blocked receivers (R-CLOSE-6)", [RELACY],
        replace(CHANNEL_STATE, "wake_all_senders(); wake_all_receivers(); return true;", """
         wake_all_senders();
         // MUTANT: blocked receivers are not woken on close
         return true;
-"""))
+"""),
+       suite="recv_blocked_vs_close")
 
 mutant("no-wake-on-capacity-growth", "set_capacity() growing wakes no blocked sender (docs/mutant-walkthrough.md)",
        [RELACY],
        replace(CHANNEL_STATE, "if (new_capacity > old_capacity) wake_all_senders();", """
         static_cast<void>(old_capacity); // MUTANT: growth wakes nobody
-"""))
+"""),
+       suite="grow_vs_blocked_send")
 
 mutant("no-wake-on-overflow-on", "turning overflow on wakes no sender blocked on a full channel", [RELACY],
        replace(CHANNEL_STATE, "if (enabled && !overflow_.get()) wake_all_senders();", """
         // MUTANT: turning overflow on wakes nobody
-"""))
+"""),
+       suite="overflow_on_vs_blocked_send")
 
 mutant("no-wake-on-await-active-off", "turning await_active off wakes no sender waiting for a receiver", [RELACY],
        replace(CHANNEL_STATE, "if (!enabled && await_active_.get()) wake_all_senders();", """
         // MUTANT: turning await_active off wakes nobody
-"""))
+"""),
+       suite="await_active_off_vs_sender")
 
 mutant("recv-frees-slot-silently", "the last reader taking a message frees a slot and wakes no sender", [RELACY],
        replace(CHANNEL_STATE, "pos.store(current + 1); wake_one_sender();", """
             pos.store(current + 1);
             // MUTANT: the freed slot wakes no sender
-"""))
+"""),
+       suite="full_send_vs_recv")
 
 mutant("no-wake-on-activate", "the first active receiver wakes no sender waiting for one (R-LIFE-6)", [RELACY],
        replace(CHANNEL_STATE, "if (receiver_count_.get() == 1) wake_all_senders();", """
         // MUTANT: the first active receiver wakes no waiting sender
-"""))
+"""),
+       suite="activate_vs_awaiting_sender")
 
 mutant("wake-one-sender-off-by-one", "a freed slot wakes a sender only when two or more wait", [RELACY],
        replace(CHANNEL_STATE, "if (waiting_senders_.get() != 0) senders_cv_.notify_one();", """
         if (waiting_senders_.get() > 1) senders_cv_.notify_one(); // MUTANT: off by one, a lone waiter is missed
-"""))
+"""),
+       suite="full_send_vs_recv")
 
 mutant("drop-frees-slot-silently", "a dropped receiver that frees one slot wakes no sender", [RELACY],
        replace(CHANNEL_STATE, "} else if (freed == 1) { wake_one_sender(); }", """
         } else if (freed == 1) {
             // MUTANT: one freed slot wakes no sender
         }
-"""))
+"""),
+       suite="receiver_drop_vs_blocked_send")
 
 mutant("last-receiver-wakes-one", "the last active receiver leaving wakes one of the blocked senders (the bug "
        "fixed in 55aac32)", [RELACY],
        replace(CHANNEL_STATE, "if (freed > 1 || receiver_count_.get() == 0) {", """
         if (freed > 1) { // MUTANT: the pre-55aac32 code: the last active receiver leaving wakes one sender
-"""))
+"""),
+       suite="last_active_drop_vs_two_senders")
 
 mutant("recv-if-instead-of-while", "a woken receiver trusts the wakeup: `if` instead of the re-check loop "
        "(only spurious wakeups, from the random scheduler, show it)", [RELACY],
@@ -168,7 +187,8 @@ mutant("recv-if-instead-of-while", "a woken receiver trusts the wakeup: `if` ins
                 recv_result<T> again = attempt_recv(pos);
                 return again;
             }
-"""))
+"""),
+       suite="full_send_vs_recv")
 
 # ---- shared state read outside the lock: data races -----------------------------
 
@@ -177,19 +197,22 @@ mutant("len-read-outside-lock", "len() reads the ring's size without the lock", 
     std::size_t len() const {
         return ring_.size(); // MUTANT: counter read outside the lock
     }
-"""))
+"""),
+       suite="shrink_vs_recv")
 
 mutant("closed-flag-without-lock", "is_closed() reads the closed flag without the lock", [RELACY],
        replace(CHANNEL_STATE, "bool is_closed() const { return read(closed_); }", """
     bool is_closed() const { return closed_.get(); } // MUTANT: plain shared flag read without the lock
-"""))
+"""),
+       suite="recv_blocked_vs_close")
 
 mutant("copy-reads-position-outside-lock", "a receiver copy reads the original's position before locking "
        "(docs/position-question-relacy.md)", [RELACY],
        replace(CHANNEL_STATE, "critical_section section(*this); const std::uint64_t pos = original.load();", """
         const std::uint64_t pos = original.load(); // MUTANT: the original's position read before locking
         critical_section section(*this);
-"""))
+"""),
+       suite="position/copy_while_receiving/plain")
 
 
 # A lock-free "nothing new" fast path in try_recv, on hints published by the
@@ -225,7 +248,8 @@ def empty_fastpath(order, mark):
 
 
 mutant("empty-fastpath-relaxed", "try_recv's lock-free empty check reads hints published with "
-       "memory_order_relaxed", [RELACY], *empty_fastpath("relaxed", "MUTANT"))
+       "memory_order_relaxed", [RELACY], *empty_fastpath("relaxed", "MUTANT"),
+       suite="overflow_two_receivers")
 
 # The listed failure is itself the answer to the position question: an
 # unlocked read of a receiver's position is a data race under plain_position
@@ -248,7 +272,8 @@ mutant("register-after-recheck", "start_recv checks and queues its waiter in two
         } // MUTANT: the lock is released here; a message sent now finds no waiter
         critical_section section(*this);
         queue(recv_waiters_, waiter);
-"""))
+"""),
+       suite="async_recv_vs_send")
 
 mutant("send-register-after-recheck", "start_send checks and queues its waiter in two critical sections", [RELACY],
        replace(CHANNEL_STATE, "bool start_send(send_waiter_type& waiter) { critical_section section(*this);", """
@@ -260,19 +285,22 @@ mutant("send-register-after-recheck", "start_send checks and queues its waiter i
         } // MUTANT: the lock is released here; a slot freed now finds no waiter
         critical_section section(*this);
         queue(send_waiters_, waiter);
-"""))
+"""),
+       suite="two_async_senders_vs_freed_slot")
 
 mutant("async-no-settle", "a new message (or close) does not mark the async receive list", [RELACY],
        replace(CHANNEL_STATE, "if (!recv_waiters_.empty()) mark(receivers_changed);", """
         // MUTANT: a message (or close) does not mark the async receive list
-"""))
+"""),
+       suite="async_recv_vs_send")
 
 mutant("async-no-settle-on-free-slot", "a freed slot does not mark the async send list", [RELACY],
        replace(CHANNEL_STATE, "if (waiting_senders_.get() != 0) senders_cv_.notify_one(); "
                               "if (!send_waiters_.empty()) mark(senders_changed);", """
         if (waiting_senders_.get() != 0) senders_cv_.notify_one(); // one freed slot serves one sender
         // MUTANT: a freed slot does not mark the async send list
-"""))
+"""),
+       suite="two_async_senders_vs_freed_slot")
 
 mutant("waiters-lifo", "the waiter list pushes at the front: waiters served newest first", [RELACY],
        replace(WAITER, "node.prev = tail_; if (tail_ != nullptr) tail_->next = &node; else head_ = &node; "
@@ -281,7 +309,8 @@ mutant("waiters-lifo", "the waiter list pushes at the front: waiters served newe
         if (head_ != nullptr) head_->prev = &node;
         else tail_ = &node;
         head_ = &node;
-"""))
+"""),
+       suite="two_async_senders_vs_freed_slot")
 
 mutant("cancel-checked-first", "start_recv answers `cancelled` to an early cancel even when a message is "
        "there (R-ASYNC-4)", [RELACY],
@@ -292,28 +321,32 @@ mutant("cancel-checked-first", "start_recv answers `cancelled` to an early cance
             waiter.result.emplace(error_tag, recv_error{recv_errc::cancelled, 0});
             return false;
         }
-"""))
+"""),
+       suite="async_recv_vs_cancel")
 
 # ---- wrong answers, visible single-threaded: the property tests kill these too ----
 
 mutant("missed-count-off-by-one", "`overflowed(n)` reports one more than was missed", [RELACY, PROPERTY],
        replace(CHANNEL_STATE, "return recv_result<T>(error_tag, recv_error{recv_errc::overflowed, head - current});", """
             return recv_result<T>(error_tag, recv_error{recv_errc::overflowed, head - current + 1}); // MUTANT: one too many
-"""))
+"""),
+       suite="overflow_two_receivers")
 
 mutant("copy-starts-at-tail", "a receiver copy starts at the tail instead of at the original's position",
        [RELACY, PROPERTY],
        replace(CHANNEL_STATE, "const std::uint64_t pos = original.load();", """
         static_cast<void>(original); // MUTANT: the copy starts at the tail
         const std::uint64_t pos = tail_pos();
-"""))
+"""),
+       suite="receiver_copy_vs_send")
 
 mutant("drop-keeps-unread", "a dropped or deactivated receiver does not release its unread messages",
        [RELACY, PROPERTY],
        replace(CHANNEL_STATE, "for (std::size_t index = first_unread_index(pos.load()); index < ring_.size(); ++index) "
                               "{ ring_.set_pending_readers(index, ring_.pending_readers(index) - 1); }", """
         static_cast<void>(pos); // MUTANT: the receiver's unread messages are not released
-"""))
+"""),
+       suite="receiver_drop_vs_blocked_send")
 
 mutant("evict-newest", "overflow evicts (and hands back) the newest message instead of the oldest",
        [RELACY, PROPERTY],
@@ -334,7 +367,8 @@ mutant("evict-newest", "overflow evicts (and hands back) the newest message inst
         size_.set(size() - 1);
         return message;
     }
-"""))
+"""),
+       suite="overflow_two_receivers")
 
 
 # ---- written for the generated scenarios (issue 12), before looking at what they cover -------------
@@ -416,7 +450,8 @@ mutant("ring-wrap-off-by-one", "the ring wraps an index only past slot_count, so
 mutant("mutex-unlock-wakes-nobody", "unlock() never wakes a thread asleep on the lock word", [RELACY],
        replace(FUTEX_MUTEX, "if (previous == contended) Ops::wake_one(state_);", """
         static_cast<void>(previous); // MUTANT: sleepers on the lock are never woken
-"""))
+"""),
+       suite="futex_lock/exclusion")
 
 mutant("mutex-unlock-checks-after-clearing", "unlock() clears the word, then reads it to decide whether to wake",
        [RELACY],
@@ -426,7 +461,8 @@ mutant("mutex-unlock-checks-after-clearing", "unlock() clears the word, then rea
         // MUTANT: a store then a load: the sleeper's 2 was overwritten before it is read
         state_.store(unlocked, std::memory_order_release);
         if (state_.load(std::memory_order_relaxed) == contended) Ops::wake_one(state_);
-"""))
+"""),
+       suite="futex_lock/exclusion")
 
 mutant("mutex-lock-relaxed", "the inline lock CAS is relaxed: the previous critical section is not ordered before",
        [RELACY],
@@ -434,21 +470,24 @@ mutant("mutex-lock-relaxed", "the inline lock CAS is relaxed: the previous criti
                             "std::memory_order_relaxed)) {", """
         // MUTANT: relaxed instead of acquire
         if (!state_.compare_exchange_strong(expected, locked, std::memory_order_relaxed, std::memory_order_relaxed)) {
-"""))
+"""),
+       suite="futex_lock/exclusion")
 
 mutant("cv-reads-sequence-after-unlock", "a wait reads the notification count after releasing the lock",
        [RELACY],
        replace(FUTEX_CV, "const std::uint32_t seen = sequence_.load(std::memory_order_relaxed); lock.unlock();", """
         lock.unlock();
         const std::uint32_t seen = sequence_.load(std::memory_order_relaxed); // MUTANT: read after the unlock
-"""))
+"""),
+       suite="futex_lock/cv_one")
 
 mutant("cv-counts-sleeper-after-sleeping", "a sleeper is counted in sleepers_ only after the kernel wait",
        [RELACY],
        replace(FUTEX_CV, "sleepers_.fetch_add(1, std::memory_order_seq_cst); in_time = kernel_wait(seen);", """
         in_time = kernel_wait(seen); // MUTANT: counted after sleeping, so a notifier skips the wake
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
-"""))
+"""),
+       suite="futex_lock/cv_one")
 
 mutant("cv-notify-relaxed", "notify_one's increment and sleeper check are relaxed: the Dekker handshake breaks",
        [RELACY],
@@ -457,12 +496,14 @@ mutant("cv-notify-relaxed", "notify_one's increment and sleeper check are relaxe
         // MUTANT: relaxed: the load may see no sleeper while the sleeper's kernel read misses the increment
         sequence_.fetch_add(1, std::memory_order_relaxed);
         if (sleepers_.load(std::memory_order_relaxed) != 0) Ops::wake_one(sequence_);
-"""))
+"""),
+       suite="futex_lock/cv_one")
 
 mutant("cv-notify-all-wakes-one", "notify_all() wakes one sleeper in the kernel", [RELACY],
        replace(FUTEX_CV, "if (sleepers_.load(std::memory_order_seq_cst) != 0) Ops::wake_all(sequence_);", """
         if (sleepers_.load(std::memory_order_seq_cst) != 0) Ops::wake_one(sequence_); // MUTANT: one, not all
-"""))
+"""),
+       suite="futex_lock/cv_two_all")
 
 
 
@@ -475,14 +516,16 @@ mutant("fast-publish-relaxed", "a slot's stamp is published relaxed instead of r
        "message may copy stale words", [RELACY],
        replace(FAST_RING, "target.stamp.store(written_stamp(seq), std::memory_order_release);", """
         target.stamp.store(written_stamp(seq), std::memory_order_relaxed); // MUTANT: relaxed publish
-"""))
+"""),
+       suite="fast_one_slot")
 
 mutant("fast-words-relaxed", "a slot's words are stored relaxed: a reader whose copy saw an overwrite need not "
        "see the overwrite's stamp, so the seqlock accepts a torn copy", [RELACY],
        replace(FAST_RING, "for (std::size_t i = 0; i < word_count; ++i) target.payload[i].store(bits[i], "
                           "std::memory_order_release);", """
         for (std::size_t i = 0; i < word_count; ++i) target.payload[i].store(bits[i], std::memory_order_relaxed); // MUTANT
-"""))
+"""),
+       suite="fast_evict_vs_read")
 
 mutant("fast-validate-before-copy", "the seqlock's re-check of the stamp is made before the copy, so an overwrite "
        "during the copy goes unseen", [RELACY],
@@ -491,14 +534,16 @@ mutant("fast-validate-before-copy", "the seqlock's re-check of the stamp is made
                           "return found::overwritten;", """
         if (source.stamp.load(std::memory_order_relaxed) != before) return found::overwritten; // MUTANT: checked first
         for (std::size_t i = 0; i < word_count; ++i) bits[i] = source.payload[i].load(std::memory_order_acquire);
-"""))
+"""),
+       suite="fast_evict_vs_read")
 
 mutant("fast-overwrite-without-writing-stamp", "an overwrite (an eviction's, or a wrap over a lagging reader) does "
        "not mark the slot as being written first, so it does not invalidate a reader's copy", [RELACY],
        replace(FAST_RING, "target.stamp.store(kind == write_kind::evicting ? evicting_stamp(seq) : writing_stamp(seq), "
                           "std::memory_order_release);", """
         // MUTANT: no writing stamp: a reader copying the old message is not invalidated
-"""))
+"""),
+       suite="fast_evict_vs_read")
 
 mutant("fast-gate-on-fastest", "the sender's refresh takes the fastest receiver's position, not the slowest's, as "
        "the queue's front", [RELACY],
@@ -511,40 +556,46 @@ mutant("fast-gate-on-fastest", "the sender's refresh takes the fastest receiver'
         }
         lowest = fastest;
         cached_min_.set(std::max(cached_min_.get(), lowest));
-"""))
+"""),
+       suite="fast_two_positions")
 
 mutant("fast-stale-gating-minimum", "a sender trusts its cached minimum when the ring looks full and never refreshes "
        "it there", [RELACY],
        replace(FAST_STATE, "if (tail - head >= capacity) head = refreshed_head();", """
         // MUTANT: the cached minimum is not refreshed when the ring looks full
-"""))
+"""),
+       suite="fast_one_slot")
 
 mutant("fast-receiver-sleeps-without-heavy-fence", "a receiver counts itself as sleeping and re-checks without "
        "the heavy fence: the handshake with a sender that publishes meanwhile breaks", [RELACY],
        replace(FAST_STATE, "fences_.heavy(fence_word_); received = attempt_recv(cell);", """
             // MUTANT: no heavy fence before the re-check
             received = attempt_recv(cell); // [W4]
-"""))
+"""),
+       suite="fast_blocked_send_vs_recv")
 
 mutant("fast-no-heavy-fence", "a sender about to sleep does not pass the heavy fence between publishing what it "
        "needs and re-reading the positions: a lost wakeup", [RELACY],
        replace(FAST_STATE, "fences_.heavy(fence_word_); const std::uint64_t head = refreshed_head();", """
             // MUTANT: no heavy fence in the sleep/wake handshake
             const std::uint64_t head = refreshed_head(); // [W9]
-"""))
+"""),
+       suite="fast_blocked_send_vs_recv")
 
 mutant("fast-sleep-without-recheck", "a receiver counts itself as sleeping, then sleeps without looking again",
        [RELACY],
        replace(FAST_STATE, "received = attempt_recv(cell); if (!is_empty(received)) { "
                            "receivers_sleeping_.fetch_sub(1, std::memory_order_relaxed); return received; }", """
             // MUTANT: no re-check after counting itself and passing the fence
-"""))
+"""),
+       suite="fast_blocked_send_vs_recv")
 
 mutant("fast-wake-crossing-off-by-one", "a receiver wakes the senders only when it moves past their need, not when "
        "it reaches it", [RELACY],
        replace(FAST_STATE, "if (need != 0 && from < need && need <= to) wake_senders_unlocked();", """
         if (need != 0 && from < need && need < to) wake_senders_unlocked(); // MUTANT: off by one
-"""))
+"""),
+       suite="fast_blocked_send_vs_recv")
 
 mutant("fast-closed-read-after-slot", "a receiver reads the closed flag after the slot: a message sent just before "
        "a close is answered `closed`", [RELACY],
@@ -554,13 +605,15 @@ mutant("fast-closed-read-after-slot", "a receiver reads the closed flag after th
        replace(FAST_STATE, "return recv_result<T>(error_tag, recv_error{closed ? recv_errc::closed : recv_errc::empty, 0});", """
             const bool closed = closed_.load(std::memory_order_acquire); // MUTANT: read after the slot
             return recv_result<T>(error_tag, recv_error{closed ? recv_errc::closed : recv_errc::empty, 0});
-"""))
+"""),
+       suite="fast_close_vs_read")
 
 mutant("fast-eviction-unpublished", "an eviction moves the lock holder's copy of the front but does not publish it "
        "to receivers", [RELACY],
        replace(FAST_STATE, "evict_head_.store(head, std::memory_order_release);", """
         // MUTANT: receivers never see the eviction
-"""))
+"""),
+       suite="fast_evict_vs_read")
 
 mutant("fast-eviction-after-message", "an evicting send publishes its eviction after its new message (the first "
        "version's order, P-FAST-7 before it was withdrawn): a receiver still at the evicted message may read it "
@@ -570,29 +623,34 @@ mutant("fast-eviction-after-message", "an evicting send publishes its eviction a
             current_ring().begin_write(tail, write_kind::evicting);
             current_ring().finish_write(tail, message);
             evict_to(head + 1); // MUTANT: the eviction after the message
-"""))
+"""),
+       suite="fast_evict_vs_two_reads")
 
 mutant("fast-eviction-before-mark", "an evicting send publishes its eviction before it marks the new message's slot: "
        "a receiver may report the loss and then find the new message not there", [RELACY],
        replace(FAST_STATE, "current_ring().begin_write(tail, write_kind::evicting); evict_to(head + 1);", """
             evict_to(head + 1); // MUTANT: the eviction before the slot is marked
             current_ring().begin_write(tail, write_kind::evicting);
-"""))
+"""),
+       suite="fast_evict_vs_read")
 
 mutant("fast-reader-ignores-evicting-write", "a receiver that finds its message half written by an evicting send "
        "answers `empty` instead of waiting for it, though the send's eviction is already visible", [RELACY],
        replace(FAST_RING, "return before == evicting_stamp(seq) ? found::being_sent : found::not_yet;", """
             return found::not_yet; // MUTANT: an evicting write in progress looks like nothing sent
-"""))
+"""),
+       suite="fast_evict_vs_read")
 
 mutant("fast-ring-published-relaxed", "a growing set_capacity publishes the new ring relaxed: a receiver may load "
        "it before the copied slots are visible", [RELACY],
        replace(FAST_STATE, "ring_.store(rings_.back().get(), std::memory_order_release);", """
         ring_.store(rings_.back().get(), std::memory_order_relaxed); // MUTANT: relaxed
-"""))
+"""),
+       suite="fast_grow_vs_read")
 
 mutant("fast-plain-position", "bcast::fast's receivers keep their position in a plain integer: senders read it "
        "while its receiver writes it (Relacy: DATA RACE)", [RELACY],
        replace(FAST_PRIMITIVES, "using default_position = atomic_position<std::memory_order_acq_rel>;", """
 using default_position = plain_position; // MUTANT: a plain position
-"""))
+"""),
+       suite="fast_one_slot")

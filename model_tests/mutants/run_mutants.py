@@ -11,6 +11,10 @@ build the checker against the copy, run it and require it to FAIL.
             concurrent edit of the tree cannot mix into one table) at -O0, runs
             it with --quick (it stops at the first failing suite); killed = it
             fails. Table: the suite (scheduler) and Relacy's first lines.
+            With --targeted (what ctest runs), each mutant's build holds only
+            the suite mutants.py names for it (suite=, registry.hpp's
+            BCAST_RELACY_ONLY_SUITES), and that suite must kill it: a fifth of
+            the build time. Without it, every suite is built and any may kill.
   property  builds property_tests/src/properties.cpp with -DNDEBUG (so a kill
             comes from a property, not from one of the channel's own asserts),
             runs the std_primitives properties twice: as the suite runs, and
@@ -166,13 +170,17 @@ def first_lines(text, n):
     return [line for line in text.splitlines() if line.strip()][:n]
 
 
-def build_relacy(args, scratch, dedicated_runs=None):
+def build_relacy(args, scratch, dedicated_runs=None, only_suite=None):
     exe = scratch / "bcast_relacy"
     opt = ["-O0", "-g"] if args.debug else [args.opt]
     quick_only = ["-DBCAST_RELACY_QUICK_ONLY"] if args.controls or args.mode == "quick" else []  # registry.hpp
-    # A mutant outside the reference channel (Mutant.dedicated_runs): only the runs that can reach its
-    # code are built (scenarios.def: the LOCK lines for bcast's own lock, the FAST lines for bcast::fast).
-    dedicated = {"lock": ["-DBCAST_RELACY_DEDICATED_LOCK"], "fast": ["-DBCAST_RELACY_DEDICATED_FAST"]}.get(dedicated_runs, [])
+    if only_suite is not None:  # --targeted: that suite's runs only (registry.hpp, suite_built)
+        dedicated = [f'-DBCAST_RELACY_ONLY_SUITES="{only_suite}"']
+    else:
+        # A mutant outside the reference channel (Mutant.dedicated_runs): only the runs that can reach its
+        # code are built (scenarios.def: the LOCK lines for bcast's own lock, the FAST lines for bcast::fast).
+        dedicated = {"lock": ["-DBCAST_RELACY_DEDICATED_LOCK"], "fast": ["-DBCAST_RELACY_DEDICATED_FAST"]}.get(
+            dedicated_runs, [])
     cmd = [args.cxx, "-std=c++20", *opt, *quick_only, *dedicated, "-fno-sized-deallocation", "-fno-lifetime-dse", "-UNDEBUG", "-w",
            "-I", str(scratch / "impl" / "include"), "-I", str(scratch / "spec" / "include"),
            str(scratch / "model_tests" / "relacy" / "main.cpp"), "-o", str(exe)]
@@ -209,9 +217,20 @@ def run_relacy(args, entry):
         prepare(args.repo, entry, scratch, ("spec/include", "model_tests/relacy"))
     except AnchorError as e:
         return entry.name, "ERROR", "-", [f"edit does not apply: {e}"], time.time() - t0, None
-    exe, errors = build_relacy(args, scratch, dedicated_runs=entry.dedicated_runs)
+    only_suite = None
+    if args.targeted and not entry.is_control:
+        if entry.suite is None:
+            return (entry.name, "ERROR", "-", ["--targeted: mutants.py names no suite= for it (run it without "
+                                              "--targeted to find the suite that kills it)"], time.time() - t0, None)
+        only_suite = entry.suite
+    exe, errors = build_relacy(args, scratch, dedicated_runs=entry.dedicated_runs, only_suite=only_suite)
     if exe is None:
         return entry.name, "ERROR", "-", errors, time.time() - t0, None
+    if only_suite is not None:
+        listed = subprocess.run([str(exe), *mode_flags(args.mode), "--list"], capture_output=True, text=True)
+        if not listed.stdout.strip():
+            return (entry.name, "ERROR", "-", [f"suite={only_suite}: no such suite in scenarios.def (in this mode)"],
+                    time.time() - t0, None)
     if entry.is_control:
         # the same search the mutant table uses, so "killed there, passes here" is a fair comparison
         # The controls edit the reference channel: bcast::fast's suites (fast_*) cannot tell them apart.
@@ -232,7 +251,9 @@ def run_relacy(args, entry):
         return entry.name, "KILLED", "(timeout: no progress)", [], time.time() - t0, None
     (scratch / "run.log").write_text(out)
     if rc == 0:
-        return entry.name, "SURVIVED", "-", [entry.what], time.time() - t0, None
+        survived = [entry.what] + ([f"(built with suite {only_suite} only: mutants.py says it kills this mutant)"]
+                                   if only_suite else [])
+        return entry.name, "SURVIVED", "-", survived, time.time() - t0, None
     suite, suite_name, report, replay = "?", None, [], None
     lines = out.splitlines()
     for i, line in enumerate(lines):
@@ -664,6 +685,9 @@ def parse_args():
     ap.add_argument("--property-libs", default=os.environ.get("BCAST_MUTANT_LIBS", "-lrapidcheck -lgtest_main -lgtest"),
                     help="what the property binary links (one string, split like a shell)")
     ap.add_argument("--property-cxxflags", default=os.environ.get("BCAST_MUTANT_CXXFLAGS", ""))
+    ap.add_argument("--targeted", action="store_true",
+                    help="--checker relacy: build each mutant with only the suite mutants.py names for it (suite=), "
+                         "which must kill it; what ctest runs (a fifth of the build time)")
     ap.add_argument("--family", choices=("reference", "fast"), default=None,
                     help="only the mutants of one channel family (bcast::fast's are named fast-*); "
                          "ctest runs the two as separate tests, each within its own timeout")

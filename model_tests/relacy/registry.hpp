@@ -13,6 +13,8 @@
 #include "simulate.hpp"
 #include "wake_matrix_scenarios.hpp"
 
+#include <string_view>
+
 namespace bcast_rl {
 
 enum class mode { normal,
@@ -29,6 +31,28 @@ inline constexpr bool quick_only_build = true;
 #else
 inline constexpr bool quick_only_build = false;
 #endif
+
+// -DBCAST_RELACY_ONLY_SUITES='"a,b/x"': a binary with only the lines of
+// scenarios.def whose suite (a) or suite and suffix (b/x: one line, and its
+// variants) the list names; the other lines are not even instantiated. The
+// mutant table's CI form (run_mutants.py --targeted) builds each mutant this
+// way with the run mutants.py says kills it: a Relacy build of one line takes
+// a fraction of the whole one (g++ 12 -O0: ~10 s against ~50 s), and the
+// build is most of the table's time.
+constexpr bool suite_built([[maybe_unused]] std::string_view suite, [[maybe_unused]] std::string_view suffix) {
+#ifdef BCAST_RELACY_ONLY_SUITES
+    for (std::string_view list = BCAST_RELACY_ONLY_SUITES;;) {
+        const std::size_t comma = list.find(',');
+        const std::string_view entry = list.substr(0, comma);
+        if (entry == suite || (entry.substr(0, suite.size()) == suite && entry.substr(suite.size()) == suffix))
+            return true;
+        if (comma == std::string_view::npos) return false;
+        list.remove_prefix(comma + 1);
+    }
+#else
+    return true;
+#endif
+}
 
 inline const char* name(mode m) {
     switch (m) {
@@ -97,11 +121,12 @@ public:
 
     // One search of scenario type S. `note`, when not empty, replaces
     // S::description in --list (a policy variant, a deeper search).
-    template <class S, rl::scheduler_type_e Sched, run_modes modes>
+    template <class S, rl::scheduler_type_e Sched, run_modes modes, bool built = true>
     void add_search(const char* suite, const char* suffix, unsigned bound, long iterations, const char* note) {
         // In a quick-only build a line --quick does not run is not even instantiated
-        // (the discarded branch of `if constexpr` needs an else to be discarded).
-        if constexpr (!quick_only_build || runs_in(modes, mode::quick)) {
+        // (the discarded branch of `if constexpr` needs an else to be discarded);
+        // nor is a suite the build leaves out (suite_built).
+        if constexpr (built && (!quick_only_build || runs_in(modes, mode::quick))) {
             if (!runs_in(modes, cfg_.m)) return;
             add<S, Sched>(suite, std::string(suite) + suffix, bound, iterations, *note != '\0' ? note : S::description);
         }
@@ -110,8 +135,14 @@ public:
     // A blocking scenario template: its plain variant (no close) under full or
     // bounded search and under the random scheduler (spurious wakeups), its
     // close variant, and its reachability twin.
-    template <template <int> class S, rl::scheduler_type_e Sched>
+    template <template <int> class S, rl::scheduler_type_e Sched, bool built = true>
     void add_blocking(const char* suite, const char* suffix, unsigned bound, long random_iterations = 0) {
+        if constexpr (built) add_blocking_runs<S, Sched>(suite, suffix, bound, random_iterations);
+    }
+
+private:
+    template <template <int> class S, rl::scheduler_type_e Sched>
+    void add_blocking_runs(const char* suite, const char* suffix, unsigned bound, long random_iterations) {
         const std::string name = std::string(suite) + suffix;
         add<S<0>, Sched>(suite, name, bound, 0, S<0>::description);
         add<S<0>, rl::sched_random>(suite, name, 0, random_iterations != 0 ? random_iterations : cfg_.random_iterations,
@@ -126,7 +157,6 @@ public:
                                        "reachability twin: the critical window (a thread blocked) is reached");
     }
 
-private:
     template <class S, rl::scheduler_type_e Sched>
     void add(const char* suite, std::string name, unsigned bound, long iterations, const char* description) {
         runs_.push_back({suite, std::move(name), int(S::params::static_thread_count), Sched, bound, iterations,
@@ -141,11 +171,14 @@ private:
 inline std::vector<run_def> all_runs(const settings& cfg) {
     registry r(cfg);
 #define BCAST_RELACY_LOCK(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
-    r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes>(#suite, suffix, bound, iterations, note);
+    r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes, suite_built(#suite, suffix)>(#suite, suffix, \
+                                                                                                    bound, iterations, note);
 #define BCAST_RELACY_FAST(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
-    r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes>(#suite, suffix, bound, iterations, note);
+    r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes, suite_built(#suite, suffix)>(#suite, suffix, \
+                                                                                                    bound, iterations, note);
 #define BCAST_RELACY_FASTWAIT(suite, suffix, scheduler, bound, ...) \
-    r.add_blocking<__VA_ARGS__, rl::sched_##scheduler>(#suite, suffix, bound, cfg.fast_random_iterations);
+    r.add_blocking<__VA_ARGS__, rl::sched_##scheduler, suite_built(#suite, suffix)>(#suite, suffix, bound, \
+                                                                                    cfg.fast_random_iterations);
 // The mutant table's builds for a mutant outside the reference channel
 // (model_tests/mutants/mutants.py, Mutant.dedicated_runs): only the runs that
 // can reach that code, a fraction of the build time. -DBCAST_RELACY_DEDICATED_LOCK:
@@ -165,9 +198,10 @@ inline std::vector<run_def> all_runs(const settings& cfg) {
 #endif
 #else
 #define BCAST_RELACY_BLOCKING(suite, suffix, scheduler, bound, ...) \
-    r.add_blocking<__VA_ARGS__, rl::sched_##scheduler>(#suite, suffix, bound);
+    r.add_blocking<__VA_ARGS__, rl::sched_##scheduler, suite_built(#suite, suffix)>(#suite, suffix, bound);
 #define BCAST_RELACY_SEARCH(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
-    r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes>(#suite, suffix, bound, iterations, note);
+    r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes, suite_built(#suite, suffix)>(#suite, suffix, \
+                                                                                                    bound, iterations, note);
 #endif
 #include "scenarios.def"
 #undef BCAST_RELACY_BLOCKING
