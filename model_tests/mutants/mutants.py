@@ -72,6 +72,8 @@ class Mutant:
     expected_failures: tuple = ()  # controls only: the Relacy suites it must fail, no others
     # RELACY mutants: the Relacy suite that kills it, or one line of a suite (SUITE/SUFFIX, the run name
     # the table prints); run_mutants.py --targeted builds only that (registry.hpp, suite_built).
+    # Controls: the suite that kills its mutant, which the control must pass (with --targeted, that
+    # and its expected failures are all that is built).
     suite: str = None
 
     @property
@@ -106,8 +108,8 @@ def mutant(name, what, killers, *edits, suite=None):
     MUTANTS.append(Mutant(name, what, tuple(killers), tuple(edits), suite=suite))
 
 
-def control(name, what, expected_failures, *edits):
-    MUTANTS.append(Mutant(name, what, (), tuple(edits), tuple(sorted(expected_failures))))
+def control(name, what, expected_failures, *edits, suite=None):
+    MUTANTS.append(Mutant(name, what, (), tuple(edits), tuple(sorted(expected_failures)), suite=suite))
 
 
 # ---- lost wakeups: a condition-variable wait that nobody ends -------------------
@@ -257,7 +259,8 @@ mutant("empty-fastpath-relaxed", "try_recv's lock-free empty check reads hints p
 # plain_position::load); the atomic position policies make it race-free.
 control("empty-fastpath-seq-cst", "the seq_cst twin of empty-fastpath-relaxed: must pass every suite but "
         "the shared-receiver data race on a plain position", ["position/shared_unsync/plain"],
-        *empty_fastpath("seq_cst", "CONTROL"))
+        *empty_fastpath("seq_cst", "CONTROL"),
+        suite="overflow_two_receivers")  # where its mutant dies: --targeted builds this and the expected failure
 
 # ---- the async waiter lists (R-ASYNC-2): the check and the registration in two
 # critical sections, so an event in between finds no waiter to complete -----------

@@ -218,7 +218,9 @@ def run_relacy(args, entry):
     except AnchorError as e:
         return entry.name, "ERROR", "-", [f"edit does not apply: {e}"], time.time() - t0, None
     only_suite = None
-    if args.targeted and not entry.is_control:
+    if args.targeted and entry.is_control and entry.suite is not None:
+        only_suite = ",".join([entry.suite, *entry.expected_failures])  # its mutant's killer and what it must fail
+    elif args.targeted and not entry.is_control:
         if entry.suite is None:
             return (entry.name, "ERROR", "-", ["--targeted: mutants.py names no suite= for it (run it without "
                                               "--targeted to find the suite that kills it)"], time.time() - t0, None)
@@ -686,7 +688,8 @@ def parse_args():
                     help="what the property binary links (one string, split like a shell)")
     ap.add_argument("--property-cxxflags", default=os.environ.get("BCAST_MUTANT_CXXFLAGS", ""))
     ap.add_argument("--targeted", action="store_true",
-                    help="--checker relacy: build each mutant with only the suite mutants.py names for it (suite=), "
+                    help="--checker relacy and --controls: build each mutant with only the suite mutants.py names for it (suite=; "
+                         "a control: that suite and its expected failures), "
                          "which must kill it; what ctest runs (a fifth of the build time)")
     ap.add_argument("--family", choices=("reference", "fast"), default=None,
                     help="only the mutants of one channel family (bcast::fast's are named fast-*); "
