@@ -29,6 +29,8 @@ Usage:
   python3 bench/fast_experiment.py --quick          # 3 reps, short runs
   python3 bench/fast_experiment.py [--reps 7] [--out-dir DIR] [--build-dir DIR]
       [--no-peers] [--no-callgrind] [--replot RESULTS_JSON]
+  python3 bench/fast_experiment.py --counts-only    # the callgrind table alone (exact: the
+                                                    # machine's load does not change it)
 """
 import argparse
 import json
@@ -229,15 +231,7 @@ def tables(res):
         lines.append("  %-28s %.3f  (worst %.3f)" % (key, r["median"], r["worst"]))
     if res.get("callgrind"):
         lines.append("")
-        lines.append("Callgrind (exact), try calls: instructions per receive (slope over N), locked instructions per "
-                     "receive, instructions and locked per iteration at N = 1:")
-        lines.append("| design | instructions/receive | locked/receive | instructions/iteration N=1 | locked/iteration N=1 |")
-        lines.append("|---|---|---|---|---|")
-        for d in DESIGNS:
-            c = res["callgrind"][d]
-            lines.append("| %s | %.1f | %.3f | %.1f | %.2f |" % (d, c["instructions_per_receive"], c["locked_per_receive"],
-                                                                 c["instructions_per_iteration"]["1"],
-                                                                 c["locked_per_iteration"]["1"]))
+        lines.append(callgrind_table(res["callgrind"]))
     lines.append("")
     lines.append("Fan-out: 1 sender thread + N receiver threads, blocking, lossless, %d messages; M deliveries/s median "
                  "[worst, best]; CPU ns per delivery (median)" % meta["messages"])
@@ -254,6 +248,19 @@ def tables(res):
             vs_ab = "%.2f (%.2f)" % (cell["fast/a-b"]["median"], cell["fast/a-b"]["worst"]) if "fast/a-b" in cell else "-"
             cpu = ", ".join("%.0f" % cell[d]["cpu_ns_per_delivery"]["median"] for d in fdesigns)
             lines.append("| %d | %d | %s | %s | %s | %s |" % (cap, n, " | ".join(ms), vs_ref, vs_ab, cpu))
+    return "\n".join(lines)
+
+
+def callgrind_table(cg):
+    lines = ["Callgrind (exact), try calls: instructions per receive (slope over N), locked instructions per "
+             "receive, instructions and locked per iteration at N = 1:",
+             "| design | instructions/receive | locked/receive | instructions/iteration N=1 | locked/iteration N=1 |",
+             "|---|---|---|---|---|"]
+    for d in DESIGNS:
+        c = cg[d]
+        lines.append("| %s | %.1f | %.3f | %.1f | %.2f |" % (d, c["instructions_per_receive"], c["locked_per_receive"],
+                                                             c["instructions_per_iteration"]["1"],
+                                                             c["locked_per_iteration"]["1"]))
     return "\n".join(lines)
 
 
@@ -347,11 +354,17 @@ def main():
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--replot", help="tables and plot of an earlier run's fast-results.json, measuring nothing")
+    ap.add_argument("--counts-only", action="store_true",
+                    help="build, count instructions under callgrind and print that table; no timed runs")
     args = ap.parse_args()
     if args.quick and "--reps" not in sys.argv:
         args.reps = 3
     out_dir = args.out_dir or os.path.join(args.build_dir, "fast-experiment")
     os.makedirs(out_dir, exist_ok=True)
+    if args.counts_only:
+        _, counts_bin, _ = build(args.build_dir, False)
+        print(callgrind_table(counts(counts_bin)))
+        return
     if args.replot:
         with open(args.replot) as f:
             res = json.load(f)
