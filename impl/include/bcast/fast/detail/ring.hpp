@@ -6,7 +6,7 @@
 // A slot's stamp says what its words hold: 0 nothing yet; writing_stamp(s)
 // message s is being written; evicting_stamp(s) message s is being written by
 // a send that has already published its eviction, so it is sent and a reader
-// waits for it (P-FAST-7's fix, state.hpp); written_stamp(s) message s is
+// waits for it (state.hpp, attempt_send); written_stamp(s) message s is
 // complete. The messages of one slot are s, s + slot_count, ..., so its stamp
 // only grows.
 // The ring itself never changes size; a growing set_capacity makes a new one.

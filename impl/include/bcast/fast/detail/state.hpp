@@ -8,11 +8,11 @@
 // store to its own cache line. (The one exception: a receive that finds its
 // message half written by an evicting send waits for that send's lock, since
 // the message is already sent; docs/fast-design.md, section 2.) Senders gate
-// on the slowest receiver through `cached_min_`, refreshed by a scan of the positions only when the ring looks
-// full. Sleepers sleep on futex words, after a short back-off, in asymmetric
-// Dekker handshakes (docs/fast-design.md, section 5): whoever is about to
-// sleep passes the heavy fence (membarrier), whoever runs the common path (a
-// send, a receive) only a compiler barrier.
+// on the slowest receiver through `cached_min_`, refreshed by a scan of the
+// positions only when the ring looks full. Sleepers sleep on futex words,
+// after a short back-off, in asymmetric Dekker handshakes (docs/fast-design.md,
+// section 5): whoever is about to sleep passes the heavy fence (membarrier),
+// whoever runs the common path (a send, a receive) only a compiler barrier.
 #pragma once
 
 #include <algorithm>
