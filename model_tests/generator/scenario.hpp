@@ -44,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include <bcast/spec/operations.hpp>
 #include <bcast_prop/commands.hpp>
 
 namespace bcast::gen {
@@ -94,66 +95,67 @@ struct scenario {
     friend bool operator==(const scenario&, const scenario&) = default;
 };
 
-// What kind of handle an operation is called on, and what it creates.
-inline handle_kind needs(op what) {
-    switch (what) {
-    case op::try_broadcast:
-    case op::broadcast:
-    case op::broadcast_expired:
-    case op::async_broadcast:
-    case op::async_broadcast_cancelled:
-    case op::clone_sender:
-    case op::drop_sender:
-    case op::new_receiver:
-    case op::set_capacity:
-    case op::set_overflow:
-    case op::set_await_active:
-        return handle_kind::sender;
-    case op::try_recv:
-    case op::recv:
-    case op::recv_expired:
-    case op::async_recv:
-    case op::async_recv_cancelled:
-    case op::clone_receiver:
-    case op::drop_receiver:
-    case op::deactivate:
-    case op::new_sender:
-        return handle_kind::receiver;
-    case op::drop_inactive:
-    case op::activate:
-    case op::activate_cloned:
-    case op::clone_inactive:
-        return handle_kind::inactive;
-    case op::close: return handle_kind::none; // any kind but inactive (see valid_on)
-    default: return handle_kind::none;
+// What a command is, from the one operation table (bcast/spec/operations.hpp):
+// a command of the property language is the table's operation of the same
+// name, an async command (async_recv, async_broadcast_cancelled, ...) the
+// blocking operation it awaits. Commands with no row (create, recv_throwing,
+// the iterators) are the property tests' only.
+inline const spec::operation* operation_of(op what) {
+    std::string_view name = prop::name_of(what);
+    if (name.starts_with("async_")) name.remove_prefix(6);
+    if (name.ends_with("_cancelled")) name.remove_suffix(10);
+    return spec::find_operation(name);
+}
+inline handle_kind from_table(spec::handle_kind k) {
+    switch (k) {
+    case spec::handle_kind::sender: return handle_kind::sender;
+    case spec::handle_kind::receiver: return handle_kind::receiver;
+    case spec::handle_kind::inactive: return handle_kind::inactive;
+    case spec::handle_kind::none:
+    case spec::handle_kind::sender_or_receiver:
+    case spec::handle_kind::any: return handle_kind::none;
     }
+    return handle_kind::none;
+}
+
+// What kind of handle an operation is called on, and what it creates. Where
+// the table allows several kinds the harness (model_tests/relacy/harness.hpp)
+// picks one: new_receiver and the settings go through a sender; close and the
+// queries are valid on several kinds (valid_on), so they need none here.
+inline handle_kind needs(op what) {
+    const spec::operation* row = operation_of(what);
+    if (row == nullptr) return handle_kind::none;
+    if (row->acts_on == spec::handle_kind::sender_or_receiver) return handle_kind::sender;
+    if (row->acts_on == spec::handle_kind::any && !row->query && row->answer == spec::answer_shape::none)
+        return handle_kind::sender; // set_capacity, set_overflow, set_await_active
+    return row->query ? handle_kind::none : from_table(row->acts_on);
 }
 inline handle_kind creates(op what) {
-    switch (what) {
-    case op::clone_sender:
-    case op::new_sender: return handle_kind::sender;
-    case op::clone_receiver:
-    case op::new_receiver:
-    case op::activate:
-    case op::activate_cloned:
-        return handle_kind::receiver;
-    case op::deactivate:
-    case op::clone_inactive: return handle_kind::inactive;
-    default: return handle_kind::none;
-    }
+    const spec::operation* row = operation_of(what);
+    return row != nullptr ? from_table(row->creates) : handle_kind::none;
 }
 // The queries (R-QUERY-1, R-QUERY-2): every handle answers them but
 // unread and missed, which only a receiver has. They change nothing.
-inline constexpr op queries[] = {op::len, op::is_empty, op::is_full, op::capacity,
-                                 op::receiver_count, op::inactive_receiver_count, op::sender_count,
-                                 op::is_closed, op::overflow, op::await_active, op::unread, op::missed};
-inline bool is_query(op what) { return std::find(std::begin(queries), std::end(queries), what) != std::end(queries); }
-inline bool receiver_only_query(op what) { return what == op::unread || what == op::missed; }
+// same_channel takes a second handle, which scenarios do not name.
+inline bool is_query(op what) {
+    const spec::operation* row = operation_of(what);
+    return row != nullptr && row->query && row->argument == spec::argument_shape::none;
+}
+// In the command language's order (a generator draws from it by index).
+inline const std::vector<op> queries = [] {
+    std::vector<op> out;
+    for (std::size_t i = 0; i < prop::op_count; ++i)
+        if (is_query(op(i))) out.push_back(op(i));
+    return out;
+}();
+inline bool receiver_only_query(op what) {
+    return is_query(what) && operation_of(what)->acts_on == spec::handle_kind::receiver;
+}
 
 // Operations that consume the handle they are called on.
 inline bool consumes(op what) {
-    return what == op::drop_sender || what == op::drop_receiver || what == op::drop_inactive ||
-           what == op::deactivate || what == op::activate;
+    const spec::operation* row = operation_of(what);
+    return row != nullptr && row->consumes;
 }
 // The operations a generated scenario may use; the rest of the command
 // language (create, recv_throwing, same_channel, iterators) is the property tests'.

@@ -129,13 +129,13 @@ struct fast_scenario : rl::test_suite<Derived, Threads, Expected> {
         return answer;
     }
     outcome try_send(int t, int h, int v) {
-        return record(t, op_kind::try_send, h, v, -1, [&] { return encode_send(tx[h]->try_broadcast(v)); });
+        return record(t, op_kind::try_broadcast, h, v, -1, [&] { return encode_send(tx[h]->try_broadcast(v)); });
     }
     outcome send(int t, int h, int v) {
-        return record(t, op_kind::send, h, v, -1, [&] { return encode_send(tx[h]->broadcast(v)); });
+        return record(t, op_kind::broadcast, h, v, -1, [&] { return encode_send(tx[h]->broadcast(v)); });
     }
     outcome send_timed(int t, int h, int v) {
-        return record(t, op_kind::send_timed, h, v, -1,
+        return record(t, op_kind::broadcast_timed, h, v, -1,
                       [&] { return encode_send(tx[h]->broadcast_for(v, std::chrono::milliseconds(1))); });
     }
     outcome try_recv(int t, int h) {

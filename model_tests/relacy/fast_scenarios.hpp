@@ -117,7 +117,7 @@ struct fast_two_senders_last_slot : fast_scenario<fast_two_senders_last_slot, fa
         int full = 0;
         for (int i = 0; i < hist.count; ++i) {
             const op& o = hist.ops[std::size_t(i)];
-            if (o.kind == op_kind::try_send && o.result.code == send_full_code) ++full;
+            if (o.kind == op_kind::try_broadcast && o.result.code == send_full_code) ++full;
         }
         RL_ASSERT(full <= 1); // two slots for two sends once the receiver read 1: at most one loses
         drain_all();
@@ -431,7 +431,7 @@ struct fast_close_vs_sleepers : fast_scenario<fast_close_vs_sleepers<V>, fast_re
     void after() {
         for (int i = 0; i < this->hist.count; ++i) {
             const op& o = this->hist.ops[std::size_t(i)];
-            if (o.kind == op_kind::send) RL_ASSERT(o.result.code == send_closed_code || o.result.code == recv_ok);
+            if (o.kind == op_kind::broadcast) RL_ASSERT(o.result.code == send_closed_code || o.result.code == recv_ok);
             if (o.kind == op_kind::recv) RL_ASSERT(o.result.code == recv_closed_code || o.result.code == recv_ok);
         }
         this->drain_all();

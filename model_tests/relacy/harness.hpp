@@ -161,13 +161,13 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         return answer;
     }
     outcome try_send(int t, int h, int v) {
-        return record(t, op_kind::try_send, h, v, -1, [&] { return encode_send(tx[h]->try_broadcast(msg(v))); });
+        return record(t, op_kind::try_broadcast, h, v, -1, [&] { return encode_send(tx[h]->try_broadcast(msg(v))); });
     }
     outcome send(int t, int h, int v) {
-        return record(t, op_kind::send, h, v, -1, [&] { return encode_send(tx[h]->broadcast(msg(v))); });
+        return record(t, op_kind::broadcast, h, v, -1, [&] { return encode_send(tx[h]->broadcast(msg(v))); });
     }
     outcome send_timed(int t, int h, int v) {
-        return record(t, op_kind::send_timed, h, v, -1, [&] {
+        return record(t, op_kind::broadcast_timed, h, v, -1, [&] {
             return encode_send(tx[h]->broadcast_for(msg(v), std::chrono::milliseconds(1)));
         });
     }
@@ -299,7 +299,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         static_assert(is_recv || std::is_same_v<Node, send_node>);
         const int cancelled = is_recv ? 1 + int(bcast::recv_errc::cancelled) : 1 + int(bcast::send_errc::cancelled);
         const int timed_out = is_recv ? 1 + int(bcast::recv_errc::timed_out) : 1 + int(bcast::send_errc::timed_out);
-        const int i = hist.begin(t, is_recv ? op_kind::recv : op_kind::send, h, v);
+        const int i = hist.begin(t, is_recv ? op_kind::recv : op_kind::broadcast, h, v);
         if (cancel_first) {
             const bool was_queued = cancel(node); // not queued yet: only marks it
             RL_ASSERT(!was_queued);
@@ -323,7 +323,7 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         node.result.reset();                          // the message dies here, not with the scenario (live_messages)
         if constexpr (!is_recv) node.message.reset(); // moved-from after a send, still an object
         if (o.code == cancelled) {
-            hist.ops[i].kind = is_recv ? op_kind::recv_timed : op_kind::send_timed;
+            hist.ops[i].kind = is_recv ? op_kind::recv_timed : op_kind::broadcast_timed;
             hist.end(i, {timed_out, o.value, o.missed});
         } else {
             hist.end(i, o);

@@ -69,17 +69,41 @@ std::string report(const check_report& r, const std::vector<call>& calls) { retu
 // ---- vocabulary ----------------------------------------------------------------
 
 TEST(history_vocabulary, every_call_kind_name_reads_back_as_the_same_kind) {
-    for (int k = 0; k <= int(call_kind::missed); ++k) {
-        const auto kind = static_cast<call_kind>(k);
-        EXPECT_EQ(spec::call_kind_from_name(spec::name(kind)), kind) << spec::name(kind);
+    for (const spec::operation& op : spec::operations) {
+        EXPECT_EQ(spec::call_kind_from_name(spec::name(op.kind)), op.kind) << op.name;
+        EXPECT_EQ(spec::name(op.kind), op.name);
     }
-    EXPECT_STREQ(spec::name(call_kind::try_send), "try_send");
+    EXPECT_STREQ(spec::name(call_kind::try_broadcast), "try_broadcast"); // one spelling everywhere (no "try_send")
     EXPECT_STREQ(spec::name(call_kind::clone_inactive), "clone_inactive");
     EXPECT_STREQ(spec::name(call_kind::inactive_receiver_count), "inactive_receiver_count");
-    EXPECT_STREQ(spec::name(static_cast<call_kind>(int(call_kind::missed) + 1)), "?");
-    EXPECT_FALSE(spec::call_kind_from_name("broadcast").has_value());
+    EXPECT_STREQ(spec::name(static_cast<call_kind>(spec::operation_count)), "?");
+    EXPECT_FALSE(spec::call_kind_from_name("try_send").has_value());
+    EXPECT_FALSE(spec::call_kind_from_name("send_timed").has_value());
     EXPECT_STREQ(spec::name(verdict::lost_wakeup), "lost_wakeup");
     EXPECT_STREQ(spec::name(verdict::spec_deadlock), "spec_deadlock");
+}
+
+// What a call is comes from its row, not from where its kind sits in the enum:
+// close (appended among the state changes) answers a value, and a query is
+// exactly a row that changes nothing.
+TEST(history_vocabulary, what_a_call_is_comes_from_its_row_not_its_position) {
+    EXPECT_TRUE(spec::answers_value(call_kind::close));
+    EXPECT_FALSE(spec::is_query(call_kind::close));
+    EXPECT_TRUE(spec::is_query(call_kind::len));
+    EXPECT_TRUE(spec::is_query(call_kind::missed));
+    EXPECT_FALSE(spec::answers_value(call_kind::set_capacity));
+    EXPECT_TRUE(spec::is_blocking(call_kind::broadcast_timed));
+    EXPECT_FALSE(spec::is_blocking(call_kind::broadcast_expired));
+    EXPECT_TRUE(spec::creates_handle(call_kind::deactivate));
+    EXPECT_TRUE(spec::consumes_handle(call_kind::deactivate));
+    EXPECT_FALSE(spec::consumes_handle(call_kind::activate_cloned));
+    int queries = 0, after_len_not_query = 0;
+    for (const spec::operation& op : spec::operations) {
+        queries += op.query ? 1 : 0;
+        after_len_not_query += op.kind > call_kind::len && !op.query ? 1 : 0;
+    }
+    EXPECT_EQ(queries, 13);            // ten channel-wide queries, unread and missed (R-QUERY-2), same_channel (R-HANDLE-3)
+    EXPECT_EQ(after_len_not_query, 2); // broadcast_expired and recv_expired, appended after the queries
 }
 
 TEST(history_vocabulary, encoded_results_carry_code_value_and_missed) {
@@ -98,14 +122,14 @@ TEST(history_vocabulary, encoded_results_carry_code_value_and_missed) {
 
 TEST(linearizability, sequential_sends_and_receives_are_linearizable_in_their_order) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 5, 1, 2),
-        make(call_kind::try_send, tx, 6, 3, 4),
+        make(call_kind::try_broadcast, tx, 5, 1, 2),
+        make(call_kind::try_broadcast, tx, 6, 3, 4),
         make(call_kind::try_recv, rx, 0, 5, 6, got(5)),
         make(call_kind::try_recv, rx, 0, 7, 8, got(6)),
         make(call_kind::try_recv, rx, 0, 9, 10, recv_failed(recv_errc::empty)),
-        make(call_kind::try_send, tx, 7, 11, 12),
-        make(call_kind::try_send, tx, 8, 13, 14),
-        make(call_kind::try_send, tx, 9, 15, 16, send_failed(send_errc::full, 9)),
+        make(call_kind::try_broadcast, tx, 7, 11, 12),
+        make(call_kind::try_broadcast, tx, 8, 13, 14),
+        make(call_kind::try_broadcast, tx, 9, 15, 16, send_failed(send_errc::full, 9)),
     };
     const check_report r = check(h, 2);
     EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
@@ -116,8 +140,8 @@ TEST(linearizability, sequential_sends_and_receives_are_linearizable_in_their_or
 
 TEST(linearizability, sequential_receive_of_the_wrong_message_is_not_linearizable) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 5, 1, 2),
-        make(call_kind::try_send, tx, 6, 3, 4),
+        make(call_kind::try_broadcast, tx, 5, 1, 2),
+        make(call_kind::try_broadcast, tx, 6, 3, 4),
         make(call_kind::try_recv, rx, 0, 5, 6, got(6)), // 5 was first
     };
     const check_report r = check(h, 2);
@@ -131,7 +155,7 @@ TEST(linearizability, a_receive_overlapping_a_send_may_see_its_message) {
     // The receive was invoked first, but only the order send, receive explains it.
     const std::vector<call> h{
         make(call_kind::try_recv, rx, 0, 1, 4, got(5)),
-        make(call_kind::try_send, tx, 5, 2, 3),
+        make(call_kind::try_broadcast, tx, 5, 2, 3),
     };
     const check_report r = check(h, 1);
     EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
@@ -142,7 +166,7 @@ TEST(linearizability, a_query_answers_what_the_model_holds_where_it_linearizes) 
     // len overlapping the send may see 0 or 1; after the send returned, only 1.
     const std::vector<call> may_see_either{
         make(call_kind::len, rx, 0, 1, 4, got(0)),
-        make(call_kind::try_send, tx, 5, 2, 3),
+        make(call_kind::try_broadcast, tx, 5, 2, 3),
         make(call_kind::len, tx, 0, 5, 6, got(1)),
         make(call_kind::is_closed, rx, 0, 7, 8, got(0)),
         make(call_kind::unread, rx, 0, 9, 10, got(1)),
@@ -151,7 +175,7 @@ TEST(linearizability, a_query_answers_what_the_model_holds_where_it_linearizes) 
     const check_report r = check(may_see_either, 1);
     EXPECT_EQ(r.result, verdict::linearizable) << report(r, may_see_either);
     const std::vector<call> stale{
-        make(call_kind::try_send, tx, 5, 1, 2),
+        make(call_kind::try_broadcast, tx, 5, 1, 2),
         make(call_kind::len, rx, 0, 3, 4, got(0)), // the send returned before it was invoked
     };
     const check_report bad = check(stale, 1);
@@ -161,8 +185,8 @@ TEST(linearizability, a_query_answers_what_the_model_holds_where_it_linearizes) 
 
 TEST(linearizability, overlapping_sends_take_the_order_the_receives_saw_not_the_invocation_order) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 1, 1, 10),
-        make(call_kind::try_send, tx, 2, 2, 9),
+        make(call_kind::try_broadcast, tx, 1, 1, 10),
+        make(call_kind::try_broadcast, tx, 2, 2, 9),
         make(call_kind::try_recv, rx, 0, 11, 12, got(2)),
         make(call_kind::try_recv, rx, 0, 13, 14, got(1)),
     };
@@ -173,10 +197,10 @@ TEST(linearizability, overlapping_sends_take_the_order_the_receives_saw_not_the_
 
 TEST(linearizability, a_receive_of_a_message_sent_after_it_returned_is_not_linearizable) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 1, 1, 2),
+        make(call_kind::try_broadcast, tx, 1, 1, 2),
         make(call_kind::try_recv, rx, 0, 3, 4, got(1)),
         make(call_kind::try_recv, rx, 0, 5, 6, got(2)), // returns 2 ...
-        make(call_kind::try_send, tx, 2, 7, 8),         // ... sent only later
+        make(call_kind::try_broadcast, tx, 2, 7, 8),    // ... sent only later
     };
     const check_report r = check(h, 2);
     EXPECT_EQ(r.result, verdict::not_linearizable);
@@ -187,10 +211,10 @@ TEST(linearizability, a_receive_of_a_message_sent_after_it_returned_is_not_linea
 
 TEST(linearizability, report_of_a_failing_history_names_the_unplaceable_call) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 1, 1, 2),
+        make(call_kind::try_broadcast, tx, 1, 1, 2),
         make(call_kind::try_recv, rx, 0, 3, 4, got(1)),
         make(call_kind::try_recv, rx, 0, 5, 6, got(2), -1, 3),
-        make(call_kind::try_send, tx, 2, 7, 8),
+        make(call_kind::try_broadcast, tx, 2, 7, 8),
     };
     const check_report r = check(h, 2);
     const std::string text = report(r, h);
@@ -206,7 +230,7 @@ TEST(linearizability, report_of_a_failing_history_names_the_unplaceable_call) {
 TEST(linearizability, blocking_recv_linearizes_where_the_model_would_not_block) {
     const std::vector<call> h{
         make(call_kind::recv, rx, 0, 1, 4, got(7)),
-        make(call_kind::try_send, tx, 7, 2, 3),
+        make(call_kind::try_broadcast, tx, 7, 2, 3),
     };
     const check_report r = check(h, 1);
     EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
@@ -225,8 +249,8 @@ TEST(linearizability, blocking_recv_cannot_return_on_an_empty_open_channel) {
 
 TEST(linearizability, blocking_send_on_a_full_channel_linearizes_after_a_receive_frees_a_slot) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 1, 1, 2),
-        make(call_kind::send, tx, 2, 3, 8), // full until the receive
+        make(call_kind::try_broadcast, tx, 1, 1, 2),
+        make(call_kind::broadcast, tx, 2, 3, 8), // full until the receive
         make(call_kind::try_recv, rx, 0, 4, 5, got(1)),
         make(call_kind::try_recv, rx, 0, 9, 10, got(2)),
     };
@@ -246,7 +270,7 @@ TEST(linearizability, timed_out_recv_is_accepted_only_where_the_model_would_bloc
     EXPECT_EQ(check(empty, 1).result, verdict::linearizable);
 
     const std::vector<call> after_send{
-        make(call_kind::try_send, tx, 5, 1, 2),
+        make(call_kind::try_broadcast, tx, 5, 1, 2),
         make(call_kind::recv_timed, rx, 0, 3, 4, recv_failed(recv_errc::timed_out)),
     };
     const check_report r = check(after_send, 1);
@@ -255,7 +279,7 @@ TEST(linearizability, timed_out_recv_is_accepted_only_where_the_model_would_bloc
 
     const std::vector<call> overlapping{
         make(call_kind::recv_timed, rx, 0, 1, 4, recv_failed(recv_errc::timed_out)),
-        make(call_kind::try_send, tx, 5, 2, 3),
+        make(call_kind::try_broadcast, tx, 5, 2, 3),
         make(call_kind::try_recv, rx, 0, 5, 6, got(5)), // the timed-out recv took nothing
     };
     const check_report o = check(overlapping, 1);
@@ -266,18 +290,18 @@ TEST(linearizability, timed_out_recv_is_accepted_only_where_the_model_would_bloc
 TEST(linearizability, completed_timed_recv_acts_as_the_blocking_one) {
     const std::vector<call> h{
         make(call_kind::recv_timed, rx, 0, 1, 4, got(5)),
-        make(call_kind::try_send, tx, 5, 2, 3),
+        make(call_kind::try_broadcast, tx, 5, 2, 3),
     };
     EXPECT_EQ(check(h, 1).result, verdict::linearizable);
 }
 
 TEST(linearizability, timed_out_send_is_accepted_only_on_a_full_channel_and_hands_the_message_back) {
     const std::vector<call> full{
-        make(call_kind::try_send, tx, 1, 1, 2),
-        make(call_kind::send_timed, tx, 2, 3, 4, send_failed(send_errc::timed_out, 2)),
+        make(call_kind::try_broadcast, tx, 1, 1, 2),
+        make(call_kind::broadcast_timed, tx, 2, 3, 4, send_failed(send_errc::timed_out, 2)),
     };
     EXPECT_EQ(check(full, 1).result, verdict::linearizable);
-    const std::vector<call> room{make(call_kind::send_timed, tx, 2, 3, 4, send_failed(send_errc::timed_out, 2))};
+    const std::vector<call> room{make(call_kind::broadcast_timed, tx, 2, 3, 4, send_failed(send_errc::timed_out, 2))};
     EXPECT_EQ(check(room, 1).result, verdict::not_linearizable);
 }
 
@@ -285,7 +309,7 @@ TEST(linearizability, timed_out_send_is_accepted_only_on_a_full_channel_and_hand
 
 TEST(linearizability, a_cloned_receiver_is_bound_to_the_id_the_model_returns) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 5, 1, 2),
+        make(call_kind::try_broadcast, tx, 5, 1, 2),
         make(call_kind::clone_receiver, rx, 0, 3, 4, ok, 2),
         make(call_kind::try_recv, 2, 0, 5, 6, got(5)), // the clone kept the original's position (R-LIFE-1)
         make(call_kind::try_recv, rx, 0, 7, 8, got(5)),
@@ -315,9 +339,9 @@ TEST(linearizability, new_kinds_clone_sender_new_sender_activate_and_clone_inact
         make(call_kind::new_sender, rx, 0, 3, 4, ok, 3),
         make(call_kind::deactivate, rx, 0, 5, 6, ok, 4),
         make(call_kind::clone_inactive, 4, 0, 7, 8, ok, 5),
-        make(call_kind::try_send, 3, 9, 9, 10, send_failed(send_errc::inactive, 9)),
+        make(call_kind::try_broadcast, 3, 9, 9, 10, send_failed(send_errc::inactive, 9)),
         make(call_kind::activate, 5, 0, 11, 12, ok, 6),
-        make(call_kind::try_send, 2, 8, 13, 14),
+        make(call_kind::try_broadcast, 2, 8, 13, 14),
         make(call_kind::try_recv, 6, 0, 15, 16, got(8)),
         make(call_kind::drop_inactive, 5, 0, 17, 18), // consumed by activate
     };
@@ -331,7 +355,7 @@ TEST(linearizability, new_kinds_clone_sender_new_sender_activate_and_clone_inact
 
 TEST(linearizability, pending_try_send_is_placed_when_a_receive_saw_its_message) {
     const std::vector<call> h{
-        pending(call_kind::try_send, tx, 5, 1),
+        pending(call_kind::try_broadcast, tx, 5, 1),
         make(call_kind::try_recv, rx, 0, 2, 3, got(5)),
     };
     const check_report r = check(h, 1);
@@ -342,7 +366,7 @@ TEST(linearizability, pending_try_send_is_placed_when_a_receive_saw_its_message)
 TEST(linearizability, pending_close_is_placed_or_left_out_as_the_answers_need) {
     const std::vector<call> left_out{
         pending(call_kind::close, tx, 0, 1),
-        make(call_kind::try_send, tx, 5, 2, 3),
+        make(call_kind::try_broadcast, tx, 5, 2, 3),
     };
     const check_report a = check(left_out, 1);
     EXPECT_EQ(a.result, verdict::linearizable) << report(a, left_out);
@@ -350,7 +374,7 @@ TEST(linearizability, pending_close_is_placed_or_left_out_as_the_answers_need) {
 
     const std::vector<call> placed{
         pending(call_kind::close, tx, 0, 1),
-        make(call_kind::try_send, tx, 5, 2, 3, send_failed(send_errc::closed, 5)),
+        make(call_kind::try_broadcast, tx, 5, 2, 3, send_failed(send_errc::closed, 5)),
     };
     const check_report b = check(placed, 1);
     EXPECT_EQ(b.result, verdict::linearizable) << report(b, placed);
@@ -362,7 +386,7 @@ TEST(linearizability, pending_close_is_placed_or_left_out_as_the_answers_need) {
 TEST(lost_wakeup, pending_recv_after_a_completed_send_missed_the_send_R_WAKE_1) {
     const std::vector<call> h{
         pending(call_kind::recv, rx, 0, 1),
-        make(call_kind::try_send, tx, 5, 2, 3),
+        make(call_kind::try_broadcast, tx, 5, 2, 3),
     };
     const check_report r = check(h, 1);
     EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
@@ -375,8 +399,8 @@ TEST(lost_wakeup, pending_recv_after_a_completed_send_missed_the_send_R_WAKE_1) 
 
 TEST(lost_wakeup, pending_send_on_a_full_channel_after_capacity_grew_R_CAP_4) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 1, 1, 2),
-        pending(call_kind::send, tx, 2, 3),
+        make(call_kind::try_broadcast, tx, 1, 1, 2),
+        pending(call_kind::broadcast, tx, 2, 3),
         make(call_kind::set_capacity, rx, 2, 4, 5),
     };
     const check_report r = check(h, 1);
@@ -388,8 +412,8 @@ TEST(lost_wakeup, pending_send_on_a_full_channel_after_capacity_grew_R_CAP_4) {
 
 TEST(lost_wakeup, pending_send_on_a_full_channel_after_close_R_CLOSE_6) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 1, 1, 2),
-        pending(call_kind::send, tx, 2, 3),
+        make(call_kind::try_broadcast, tx, 1, 1, 2),
+        pending(call_kind::broadcast, tx, 2, 3),
         make(call_kind::close, rx, 0, 4, 5, closed_it(true)),
     };
     const check_report r = check(h, 1);
@@ -412,7 +436,7 @@ TEST(lost_wakeup, pending_recv_after_the_last_sender_was_dropped_R_CLOSE_6) {
 TEST(lost_wakeup, pending_send_without_receivers_after_await_active_off_R_ACT_3) {
     const std::vector<call> h{
         make(call_kind::deactivate, rx, 0, 1, 2, ok, 2), // no active receiver; the inactive keeps it open
-        pending(call_kind::send, tx, 1, 3),
+        pending(call_kind::broadcast, tx, 1, 3),
         make(call_kind::set_await_active, tx, 0, 4, 5),
     };
     const check_report r = check(h, 1);
@@ -423,8 +447,8 @@ TEST(lost_wakeup, pending_send_without_receivers_after_await_active_off_R_ACT_3)
 
 TEST(lost_wakeup, pending_send_on_a_full_channel_after_overflow_on_R_OVF_4) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 1, 1, 2),
-        pending(call_kind::send, tx, 2, 3),
+        make(call_kind::try_broadcast, tx, 1, 1, 2),
+        pending(call_kind::broadcast, tx, 2, 3),
         make(call_kind::set_overflow, rx, 1, 4, 5),
     };
     const check_report r = check(h, 1);
@@ -436,7 +460,7 @@ TEST(lost_wakeup, pending_send_on_a_full_channel_after_overflow_on_R_OVF_4) {
 TEST(lost_wakeup, pending_send_after_a_receiver_became_active_R_LIFE_6) {
     const std::vector<call> h{
         make(call_kind::deactivate, rx, 0, 1, 2, ok, 2),
-        pending(call_kind::send, tx, 1, 3),
+        pending(call_kind::broadcast, tx, 1, 3),
         make(call_kind::activate, 2, 0, 4, 5, ok, 3),
     };
     const check_report r = check(h, 1);
@@ -448,9 +472,9 @@ TEST(lost_wakeup, pending_send_after_a_receiver_became_active_R_LIFE_6) {
 TEST(lost_wakeup, pending_send_after_a_dropped_receiver_freed_the_slot_R_WAKE_1) {
     const std::vector<call> h{
         make(call_kind::clone_receiver, rx, 0, 1, 2, ok, 2),
-        make(call_kind::try_send, tx, 1, 3, 4),
+        make(call_kind::try_broadcast, tx, 1, 3, 4),
         make(call_kind::try_recv, rx, 0, 5, 6, got(1)), // receiver 2 still holds the slot
-        pending(call_kind::send, tx, 2, 7),
+        pending(call_kind::broadcast, tx, 2, 7),
         make(call_kind::drop_receiver, 2, 0, 8, 9),
     };
     const check_report r = check(h, 1);
@@ -461,7 +485,7 @@ TEST(lost_wakeup, pending_send_after_a_dropped_receiver_freed_the_slot_R_WAKE_1)
 
 TEST(lost_wakeup, recv_blocked_although_a_message_was_there_when_called_has_no_wake_call) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 5, 1, 2),
+        make(call_kind::try_broadcast, tx, 5, 1, 2),
         pending(call_kind::recv, rx, 0, 3),
     };
     const check_report r = check(h, 1);
@@ -477,10 +501,10 @@ TEST(lost_wakeup, two_pending_calls_never_both_blocked_in_one_linearisation_are_
     // the clone (so the send blocks, the clone's recv need not); receive first
     // frees the slot (the send need not block, the clone's recv does).
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 5, 1, 2),
+        make(call_kind::try_broadcast, tx, 5, 1, 2),
         make(call_kind::clone_receiver, rx, 0, 3, 6, ok, 2),
         make(call_kind::try_recv, rx, 0, 4, 5, got(5)),
-        pending(call_kind::send, tx, 6, 7),
+        pending(call_kind::broadcast, tx, 6, 7),
         pending(call_kind::recv, 2, 0, 8),
     };
     const check_report r = check(h, 1);
@@ -501,17 +525,17 @@ TEST(spec_deadlock, pending_recv_with_nothing_ever_sent_is_a_spec_deadlock) {
 
 TEST(spec_deadlock, pending_send_on_a_full_channel_is_a_spec_deadlock) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 1, 1, 2),
-        pending(call_kind::send, tx, 2, 3),
-        pending(call_kind::send_timed, tx, 3, 4),
+        make(call_kind::try_broadcast, tx, 1, 1, 2),
+        pending(call_kind::broadcast, tx, 2, 3),
+        pending(call_kind::broadcast_timed, tx, 3, 4),
     };
     EXPECT_EQ(check(h, 1).result, verdict::spec_deadlock);
 }
 
 TEST(spec_deadlock, racing_overflow_settings_where_one_order_keeps_the_send_blocked_is_not_lost) {
     const std::vector<call> h{
-        make(call_kind::try_send, tx, 1, 1, 2),
-        pending(call_kind::send, tx, 2, 3),
+        make(call_kind::try_broadcast, tx, 1, 1, 2),
+        pending(call_kind::broadcast, tx, 2, 3),
         make(call_kind::set_overflow, rx, 1, 4, 7),
         make(call_kind::set_overflow, rx, 0, 5, 6),
     };
@@ -523,7 +547,7 @@ TEST(spec_deadlock, racing_overflow_settings_where_one_order_keeps_the_send_bloc
 TEST(spec_deadlock, new_receiver_racing_a_send_where_one_order_leaves_its_recv_blocked_is_not_lost) {
     const std::vector<call> h{
         make(call_kind::new_receiver, tx, 0, 1, 4, ok, 2),
-        make(call_kind::try_send, tx, 5, 2, 3),
+        make(call_kind::try_broadcast, tx, 5, 2, 3),
         pending(call_kind::recv, 2, 0, 5),
     };
     const check_report r = check(h, 1);
@@ -631,14 +655,14 @@ random_history make_random_history(std::mt19937& rng, bool with_pending) {
             auto one_of = [&](std::vector<named>& v) -> named& { return v[pick(v.size())]; };
             const bool have_tx = !senders.empty(), have_rx = !receivers.empty(), have_ia = !inactives.empty();
             switch (kind) {
-            case call_kind::try_send:
-            case call_kind::send:
-            case call_kind::send_timed: {
+            case call_kind::try_broadcast:
+            case call_kind::broadcast:
+            case call_kind::broadcast_timed: {
                 if (!have_tx) break;
                 const named s = one_of(senders);
                 c.handle = s.logical, c.arg = next_message++;
-                if (kind == call_kind::send && m.broadcast_would_block()) break;
-                if (kind == call_kind::send_timed && m.broadcast_would_block()) c.result = {timed_out_send, c.arg, 0};
+                if (kind == call_kind::broadcast && m.broadcast_would_block()) break;
+                if (kind == call_kind::broadcast_timed && m.broadcast_would_block()) c.result = {timed_out_send, c.arg, 0};
                 else c.result = spec::encode_send(m.try_broadcast(s.id, c.arg));
                 made = true;
                 break;
@@ -747,6 +771,9 @@ random_history make_random_history(std::mt19937& rng, bool with_pending) {
                 made = true;
                 break;
             }
+            case call_kind::broadcast_expired: // not recorded (operations.hpp): traces only
+            case call_kind::recv_expired:
+            case call_kind::same_channel: break;
             case call_kind::unread:
             case call_kind::missed: {
                 if (!have_rx) break;
@@ -803,19 +830,19 @@ random_history make_random_history(std::mt19937& rng, bool with_pending) {
             if (send && senders.empty()) continue;
             if (!send && receivers.empty()) continue;
             const int h = send ? senders[pick(senders.size())].logical : receivers[pick(receivers.size())].logical;
-            out.calls.push_back(pending(send ? call_kind::send : call_kind::recv, h, 900 + int(i), point - pick(1'800)));
+            out.calls.push_back(pending(send ? call_kind::broadcast : call_kind::recv, h, 900 + int(i), point - pick(1'800)));
         }
         if (pick(4) == 0 && !senders.empty())
-            out.calls.push_back(pending(call_kind::try_send, senders[0].logical, 950, point - pick(1'800)));
+            out.calls.push_back(pending(call_kind::try_broadcast, senders[0].logical, 950, point - pick(1'800)));
     }
     return out;
 }
 
 bool answer_is_checked(call_kind k) {
     switch (k) {
-    case call_kind::try_send:
-    case call_kind::send:
-    case call_kind::send_timed:
+    case call_kind::try_broadcast:
+    case call_kind::broadcast:
+    case call_kind::broadcast_timed:
     case call_kind::try_recv:
     case call_kind::recv:
     case call_kind::recv_timed:

@@ -7,6 +7,9 @@
 //                        a blocking call that waits MS (default 5000) answers "blocked"
 //   bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']
 //   bcast-trace divergences [--check docs/traces.md]
+//   bcast-trace operations   the one operation table (bcast/spec/operations.hpp) as
+//                      JSON Lines, one operation a line: what a driver in another
+//                      language is checked against
 //   bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C]
 //                      [--stall-ms M] [--contention] [--channel reference|fast]
 //                      [-o FILE] [--svg FILE] [--first N]
@@ -63,6 +66,7 @@ constexpr const char* usage_text =
     "  bcast-trace replay TRACES [-o RESULTS] [--block-ms MS]\n"
     "  bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']\n"
     "  bcast-trace divergences [--check FILE]\n"
+    "  bcast-trace operations\n"
     "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [--channel reference|fast] [-o FILE] [--svg FILE] [--first N]\n"
     "  bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--minimise-with CMD]\n"
     "docs/traces.md describes the format and each command.\n";
@@ -229,6 +233,31 @@ int check_command(const std::vector<std::string>& args) {
     const bool pass = strict ? v.differences.empty() && v.steps_unsupported == 0 : v.undocumented() == 0;
     std::cout << "bcast-trace check: " << (pass ? "PASS" : "FAIL") << (strict ? " (strict: no difference allowed)" : "") << "\n";
     return pass ? 0 : 1;
+}
+
+// ---- operations ------------------------------------------------------------------
+
+int operations_command(const std::vector<std::string>& args) {
+    if (!args.empty()) throw usage_error("operations takes no arguments");
+    for (const spec::operation& op : spec::operations) {
+        const json line(json_object{
+            {"op", json(std::string(op.name))},
+            {"acts_on", json(std::string(spec::name(op.acts_on)))},
+            {"creates", json(std::string(spec::name(op.creates)))},
+            {"consumes", json(op.consumes)},
+            {"argument", json(std::string(spec::name(op.argument)))},
+            {"answer", json(std::string(spec::name(op.answer)))},
+            {"query", json(op.query)},
+            {"blocks", json(op.blocks)},
+            {"extension", json(op.extension)},
+            {"recorded", json(op.recorded)},
+            {"trace", json(in_trace_language(op))},
+            {"rules", json(std::string(op.rules))},
+            {"upstream", json(std::string(op.upstream))},
+        });
+        std::cout << line.dump() << "\n";
+    }
+    return 0;
 }
 
 // ---- divergences ----------------------------------------------------------------
@@ -563,6 +592,7 @@ int main(int argc, char** argv) {
         if (all[0] == "replay") return replay_command(args);
         if (all[0] == "check") return check_command(args);
         if (all[0] == "divergences") return divergences_command(args);
+        if (all[0] == "operations") return operations_command(args);
         if (all[0] == "record") return record_command(args);
         if (all[0] == "check-history") return check_history_command(args);
         throw usage_error("unknown command '" + all[0] + "'");

@@ -24,17 +24,15 @@
 #include <string_view>
 #include <vector>
 
+#include <bcast/spec/operations.hpp>
+
 namespace bcast::prop {
 
-// Which handles `a` selects from.
-enum class target : std::uint8_t {
-    none,     // create: no handle
-    sender,   // live senders, in id order
-    receiver, // live (active) receivers
-    inactive, // live inactive receivers
-    sender_or_receiver,
-    any,      // every live handle
-};
+// Which handles `a` selects from: the operation table's handle kinds
+// (bcast/spec/operations.hpp). A command that is an operation of the table
+// acts on the handle its row names (checked below); the C++-only commands
+// (create, the async and throwing ones, the iterators) say their own.
+using target = spec::handle_kind;
 
 #define BCAST_PROP_OPS(X)                                                                      \
     X(create, none)                     /* new channel with capacity b % 6 (0 must throw)   */ \
@@ -107,6 +105,18 @@ inline constexpr std::array<target, op_count> op_targets = {
 };
 
 inline std::string_view name_of(op o) { return op_names[static_cast<std::size_t>(o)]; }
+
+namespace detail {
+// Every command that is an operation of the table acts on the kind of handle its row says.
+constexpr bool targets_are_the_tables() {
+    for (std::size_t i = 0; i < op_count; ++i) {
+        const spec::operation* row = spec::find_operation(op_names[i]);
+        if (row != nullptr && row->acts_on != op_targets[i]) return false;
+    }
+    return true;
+}
+static_assert(targets_are_the_tables(), "bcast::prop: a command's target differs from its row in bcast/spec/operations.hpp");
+} // namespace detail
 inline target target_of(op o) { return op_targets[static_cast<std::size_t>(o)]; }
 
 // Largest capacity a command asks for (arguments are taken modulo this + 1).

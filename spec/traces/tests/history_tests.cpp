@@ -52,7 +52,7 @@ TEST(history_format, reads_and_writes_the_same_lines) {
     const std::vector<history> read = parse(two_threads);
     ASSERT_EQ(read.size(), 1u);
     ASSERT_EQ(read[0].calls.size(), 3u);
-    EXPECT_EQ(read[0].calls[1].kind, spec::call_kind::send);
+    EXPECT_EQ(read[0].calls[1].kind, spec::call_kind::broadcast);
     EXPECT_EQ(read[0].calls[2].result, (spec::outcome{0, 7, 0}));
     EXPECT_EQ(read[0].call_lines[2], 4u);
     std::ostringstream out;

@@ -21,99 +21,21 @@
 #include <bcast/errors.hpp>
 #include <bcast/result.hpp>
 
+#include "operations.hpp"
+
 namespace bcast::spec {
 
-// Every channel operation a history can hold. The order is part of the
-// vocabulary (recorders store it as a byte): append, never reorder.
-enum class call_kind : std::uint8_t {
-    try_send,
-    send,
-    send_timed,
-    try_recv,
-    recv,
-    recv_timed,
-    clone_receiver,
-    new_receiver,
-    drop_receiver,
-    drop_sender,
-    deactivate,
-    activate_cloned,
-    drop_inactive,
-    set_capacity,
-    set_overflow,
-    set_await_active,
-    close,
-    clone_sender,
-    new_sender,
-    activate,
-    clone_inactive,
-    // Queries (R-QUERY-1, R-QUERY-2): the answer is outcome::value (a bool as 0 / 1).
-    len,
-    is_empty,
-    is_full,
-    capacity,
-    receiver_count,
-    inactive_receiver_count,
-    sender_count,
-    is_closed,
-    overflow,
-    await_active,
-    unread,
-    missed,
-};
-
-namespace detail {
-inline constexpr std::string_view call_kind_names[] = {
-    "try_send",
-    "send",
-    "send_timed",
-    "try_recv",
-    "recv",
-    "recv_timed",
-    "clone_receiver",
-    "new_receiver",
-    "drop_receiver",
-    "drop_sender",
-    "deactivate",
-    "activate_cloned",
-    "drop_inactive",
-    "set_capacity",
-    "set_overflow",
-    "set_await_active",
-    "close",
-    "clone_sender",
-    "new_sender",
-    "activate",
-    "clone_inactive",
-    "len",
-    "is_empty",
-    "is_full",
-    "capacity",
-    "receiver_count",
-    "inactive_receiver_count",
-    "sender_count",
-    "is_closed",
-    "overflow",
-    "await_active",
-    "unread",
-    "missed",
-};
-inline constexpr std::size_t call_kind_count = sizeof(call_kind_names) / sizeof(call_kind_names[0]);
-static_assert(call_kind_count == std::size_t(call_kind::missed) + 1, "one name per call_kind");
-} // namespace detail
-
-// The kind's name as written in histories and reports ("try_send", ...);
+// The kind's name as written in histories and reports ("try_broadcast", ...);
 // "?" for a value outside the enum (a corrupted recording).
 inline const char* name(call_kind kind) {
-    const auto index = static_cast<std::size_t>(kind);
-    return index < detail::call_kind_count ? detail::call_kind_names[index].data() : "?";
+    const operation* op = find_operation(kind);
+    return op != nullptr ? op->name.data() : "?";
 }
 
 // The inverse of name(): lets tools read a history written as text.
 inline std::optional<call_kind> call_kind_from_name(std::string_view text) {
-    for (std::size_t i = 0; i < detail::call_kind_count; ++i)
-        if (detail::call_kind_names[i] == text) return static_cast<call_kind>(i);
-    return std::nullopt;
+    const operation* op = find_operation(text);
+    return op != nullptr ? std::optional<call_kind>(op->kind) : std::nullopt;
 }
 
 // An observed (or replayed) answer in one comparable form.

@@ -180,28 +180,11 @@ struct key_hash {
     }
 };
 
-inline bool is_blocking(call_kind k) {
-    return k == call_kind::send || k == call_kind::send_timed || k == call_kind::recv || k == call_kind::recv_timed;
-}
-inline bool is_send(call_kind k) {
-    return k == call_kind::try_send || k == call_kind::send || k == call_kind::send_timed;
-}
-inline bool is_recv(call_kind k) {
-    return k == call_kind::try_recv || k == call_kind::recv || k == call_kind::recv_timed;
-}
-inline bool creates_handle(call_kind k) {
-    switch (k) {
-    case call_kind::clone_receiver:
-    case call_kind::new_receiver:
-    case call_kind::deactivate:
-    case call_kind::activate_cloned:
-    case call_kind::clone_sender:
-    case call_kind::new_sender:
-    case call_kind::activate:
-    case call_kind::clone_inactive: return true;
-    default: return false;
-    }
-}
+// What a call is, from the one operation table (operations.hpp).
+using spec::creates_handle;
+using spec::is_blocking;
+using spec::is_recv;
+using spec::is_send;
 
 // Replays one call on the model; false when the model's answer differs from the
 // recorded one or the call cannot take effect here. `unknown_answer`: a pending
@@ -215,10 +198,10 @@ inline bool apply(const call& c, state& s, bool unknown_answer) {
         const int timed_out_send = 1 + int(bcast::send_errc::timed_out);
         const int timed_out_recv = 1 + int(bcast::recv_errc::timed_out);
         switch (c.kind) {
-        case call_kind::try_send: return answers(encode_send(m.try_broadcast(id(c.handle), c.arg)));
-        case call_kind::send:
-        case call_kind::send_timed:
-            if (c.kind == call_kind::send_timed && want.code == timed_out_send)
+        case call_kind::try_broadcast: return answers(encode_send(m.try_broadcast(id(c.handle), c.arg)));
+        case call_kind::broadcast:
+        case call_kind::broadcast_timed:
+            if (c.kind == call_kind::broadcast_timed && want.code == timed_out_send)
                 return m.broadcast_would_block() && want.value == c.arg;
             if (m.broadcast_would_block()) return false;
             return answers(encode_send(m.try_broadcast(id(c.handle), c.arg)));
@@ -263,6 +246,15 @@ inline bool apply(const call& c, state& s, bool unknown_answer) {
         case call_kind::await_active: return answers({0, int(m.await_active(id(c.handle))), 0});
         case call_kind::unread: return answers({0, int(m.unread(id(c.handle))), 0});
         case call_kind::missed: return answers({0, int(m.missed(id(c.handle))), 0});
+        // The trace language's zero-bound forms: what the try_ call answers,
+        // timed_out where that call would have to wait (R-SEND-4, R-RECV-5).
+        case call_kind::broadcast_expired:
+            if (m.broadcast_would_block()) return want.code == timed_out_send && want.value == c.arg;
+            return answers(encode_send(m.try_broadcast(id(c.handle), c.arg)));
+        case call_kind::recv_expired:
+            if (m.recv_would_block(id(c.handle))) return want.code == timed_out_recv && want.missed == 0;
+            return answers(encode_recv(m.try_recv(id(c.handle))));
+        case call_kind::same_channel: return answers({0, int(m.same_channel(id(c.handle), id(c.arg))), 0});
         }
     } catch (const std::exception&) {
         return false;
@@ -460,7 +452,7 @@ private:
         for (std::size_t i = 0; i < calls_.size(); ++i) {
             const call& c = calls_[i];
             const std::string which = "bcast::spec::check_history: call #" + std::to_string(i) + " ";
-            if (std::size_t(c.kind) >= detail::call_kind_count) throw std::invalid_argument(which + "has an unknown kind");
+            if (find_operation(c.kind) == nullptr) throw std::invalid_argument(which + "has an unknown kind");
             if (!logical_ok(c.handle)) throw std::invalid_argument(which + "names a handle outside 0..63");
             if (creates_handle(c.kind) && c.out != -1 && !logical_ok(c.out))
                 throw std::invalid_argument(which + "creates a handle outside 0..63 (-1: none)");

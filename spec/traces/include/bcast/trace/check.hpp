@@ -23,57 +23,27 @@ namespace bcast::trace {
 
 // ---- the rule that governs a step's result --------------------------------------------
 
+// A success's rule is the operation table's (bcast/spec/operations.hpp); an
+// error, an eviction and a refused capacity have their own.
 inline std::string governing_rule(const step& expected) {
-    const std::string_view op = expected.op->name;
+    const spec::operation& op = *spec::find_operation(expected.op->name); // the trace language is the table's
     const json* error = expected.result.find("error");
     const std::string code = error != nullptr && error->is_string() ? error->as_string() : "";
-    if (op == "try_broadcast" || op == "broadcast" || op == "broadcast_expired") {
+    if (op.answer == spec::answer_shape::send) {
         if (code == "closed") return "R-CLOSE-5";
-        if (code == "inactive") return op == "broadcast" ? "R-ACT-2" : "R-ACT-1";
+        if (code == "inactive") return op.kind == spec::call_kind::broadcast ? "R-ACT-2" : "R-ACT-1";
         if (code == "full") return "R-SEND-1";
         if (code == "timed_out") return "R-SEND-4";
         if (expected.result.find("evicted") != nullptr) return "R-OVF-1";
-        return op == "broadcast" ? "R-SEND-3" : "R-SEND-2";
     }
-    if (op == "try_recv" || op == "recv" || op == "recv_expired") {
+    if (op.answer == spec::answer_shape::recv) {
         if (code == "overflowed") return "R-OVF-2";
         if (code == "closed") return "R-CLOSE-5";
         if (code == "timed_out") return "R-RECV-5";
         if (code == "empty") return "R-RECV-1";
-        return op == "recv" ? "R-RECV-4" : "R-RECV-2";
     }
-    static const std::map<std::string_view, std::string_view> by_op = {
-        {"clone_receiver", "R-LIFE-1"},
-        {"new_receiver", "R-LIFE-2"},
-        {"new_sender", "R-HANDLE-2"},
-        {"clone_sender", "R-HANDLE-2"},
-        {"drop_sender", "R-CLOSE-2"},
-        {"drop_receiver", "R-LIFE-3"},
-        {"drop_inactive", "R-CLOSE-3"},
-        {"deactivate", "R-LIFE-4"},
-        {"activate", "R-LIFE-5"},
-        {"activate_cloned", "R-LIFE-5"},
-        {"clone_inactive", "R-HANDLE-2"},
-        {"set_overflow", "R-OVF-3"},
-        {"set_await_active", "R-ACT-2"},
-        {"close", "R-CLOSE-1"},
-        {"len", "R-QUERY-1"},
-        {"is_empty", "R-CAP-5"},
-        {"is_full", "R-CAP-5"},
-        {"capacity", "R-CAP-2"},
-        {"receiver_count", "R-QUERY-1"},
-        {"inactive_receiver_count", "R-QUERY-1"},
-        {"sender_count", "R-QUERY-1"},
-        {"is_closed", "R-CLOSE-4"},
-        {"overflow", "R-OVF-3"},
-        {"await_active", "R-ACT-2"},
-        {"unread", "R-QUERY-2"},
-        {"missed", "R-QUERY-2"},
-        {"same_channel", "R-HANDLE-3"},
-    };
-    if (op == "set_capacity") return code == "invalid_argument" ? "R-CAP-2" : "R-CAP-3";
-    const auto found = by_op.find(op);
-    return found == by_op.end() ? "R-QUERY-1" : std::string(found->second);
+    if (op.kind == spec::call_kind::set_capacity && code == "invalid_argument") return "R-CAP-2";
+    return std::string(op.rules);
 }
 
 // ---- the divergence table ----------------------------------------------------------------

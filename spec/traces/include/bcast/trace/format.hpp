@@ -13,6 +13,7 @@
 // header's "implementation"), which `bcast-trace check` compares.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <istream>
@@ -23,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include <bcast/spec/operations.hpp>
+
 #include "json.hpp"
 
 namespace bcast::trace {
@@ -30,12 +33,8 @@ namespace bcast::trace {
 inline constexpr std::string_view format_name = "bcast-trace";
 inline constexpr std::int64_t format_version = 1;
 
-// Which handles a step's "handle" may name.
-enum class handle_kind { sender,
-                         receiver,
-                         inactive,
-                         sender_or_receiver,
-                         any };
+// Which handles a step's "handle" may name: the operation table's kinds.
+using spec::handle_kind;
 
 // What a step's "arg" is.
 enum class arg_kind { none,
@@ -43,54 +42,54 @@ enum class arg_kind { none,
                       flag,
                       handle };
 
-// One operation of the trace language: the property tests' command language
-// (property_tests/include/bcast_prop/commands.hpp) without what only C++ can
-// run (async, throwing copies, ranges, a second channel).
+// One operation of the trace language: a row of the one operation table
+// (bcast/spec/operations.hpp) as a trace step writes it.
 struct op_info {
+    spec::call_kind kind{};
     std::string_view name;
-    handle_kind on;
-    bool makes_handle; // the step has "new"
-    bool sends;        // the step has "message"
-    arg_kind arg;
-    bool extension; // bcast's own (R-SEND-4, R-RECV-5, R-QUERY-2, R-HANDLE-3): not in traces for upstream
+    handle_kind on{};
+    bool makes_handle = false; // the step has "new"
+    bool sends = false;        // the step has "message"
+    arg_kind arg{};
+    bool extension = false; // bcast's own (R-SEND-4, R-RECV-5, R-QUERY-2, R-HANDLE-3): not in traces for upstream
 };
 
-inline constexpr op_info ops[] = {
-    {"try_broadcast", handle_kind::sender, false, true, arg_kind::none, false},
-    {"broadcast", handle_kind::sender, false, true, arg_kind::none, false}, // only where it cannot block
-    {"broadcast_expired", handle_kind::sender, false, true, arg_kind::none, true},
-    {"try_recv", handle_kind::receiver, false, false, arg_kind::none, false},
-    {"recv", handle_kind::receiver, false, false, arg_kind::none, false}, // only where it cannot block
-    {"recv_expired", handle_kind::receiver, false, false, arg_kind::none, true},
-    {"clone_receiver", handle_kind::receiver, true, false, arg_kind::none, false},
-    {"new_receiver", handle_kind::sender_or_receiver, true, false, arg_kind::none, false},
-    {"new_sender", handle_kind::receiver, true, false, arg_kind::none, false},
-    {"clone_sender", handle_kind::sender, true, false, arg_kind::none, false},
-    {"drop_sender", handle_kind::sender, false, false, arg_kind::none, false},
-    {"drop_receiver", handle_kind::receiver, false, false, arg_kind::none, false},
-    {"drop_inactive", handle_kind::inactive, false, false, arg_kind::none, false},
-    {"deactivate", handle_kind::receiver, true, false, arg_kind::none, false},
-    {"activate", handle_kind::inactive, true, false, arg_kind::none, false},
-    {"activate_cloned", handle_kind::inactive, true, false, arg_kind::none, false},
-    {"clone_inactive", handle_kind::inactive, true, false, arg_kind::none, false},
-    {"set_capacity", handle_kind::any, false, false, arg_kind::capacity, false},
-    {"set_overflow", handle_kind::any, false, false, arg_kind::flag, false},
-    {"set_await_active", handle_kind::any, false, false, arg_kind::flag, false},
-    {"close", handle_kind::any, false, false, arg_kind::none, false},
-    {"len", handle_kind::any, false, false, arg_kind::none, false},
-    {"is_empty", handle_kind::any, false, false, arg_kind::none, false},
-    {"is_full", handle_kind::any, false, false, arg_kind::none, false},
-    {"capacity", handle_kind::any, false, false, arg_kind::none, false},
-    {"receiver_count", handle_kind::any, false, false, arg_kind::none, false},
-    {"inactive_receiver_count", handle_kind::any, false, false, arg_kind::none, false},
-    {"sender_count", handle_kind::any, false, false, arg_kind::none, false},
-    {"is_closed", handle_kind::any, false, false, arg_kind::none, false},
-    {"overflow", handle_kind::any, false, false, arg_kind::none, false},
-    {"await_active", handle_kind::any, false, false, arg_kind::none, false},
-    {"unread", handle_kind::receiver, false, false, arg_kind::none, true},
-    {"missed", handle_kind::receiver, false, false, arg_kind::none, true},
-    {"same_channel", handle_kind::any, false, false, arg_kind::handle, true},
-};
+// The trace language is the table but its timed calls: a trace's time bound
+// is always zero, so it has their zero-bound rows (broadcast_expired,
+// recv_expired) instead. "broadcast" and "recv" appear only where the model
+// says they cannot block.
+constexpr bool in_trace_language(const spec::operation& o) { return !spec::is_timed(o.kind); }
+
+namespace detail {
+constexpr arg_kind trace_arg(spec::argument_shape a) {
+    switch (a) {
+    case spec::argument_shape::capacity: return arg_kind::capacity;
+    case spec::argument_shape::flag: return arg_kind::flag;
+    case spec::argument_shape::handle: return arg_kind::handle;
+    case spec::argument_shape::none:
+    case spec::argument_shape::message: // written as the step's "message"
+    case spec::argument_shape::message_and_timeout:
+    case spec::argument_shape::timeout: return arg_kind::none;
+    }
+    return arg_kind::none;
+}
+inline constexpr std::size_t trace_op_count = [] {
+    std::size_t n = 0;
+    for (const spec::operation& o : spec::operations) n += in_trace_language(o) ? 1 : 0;
+    return n;
+}();
+} // namespace detail
+
+inline constexpr std::array<op_info, detail::trace_op_count> ops = [] {
+    std::array<op_info, detail::trace_op_count> out{};
+    std::size_t i = 0;
+    for (const spec::operation& o : spec::operations) {
+        if (!in_trace_language(o)) continue;
+        const bool sends = o.argument == spec::argument_shape::message;
+        out[i++] = {o.kind, o.name, o.acts_on, o.creates != handle_kind::none, sends, detail::trace_arg(o.argument), o.extension};
+    }
+    return out;
+}();
 
 inline const op_info* find_op(std::string_view name) {
     for (const op_info& info : ops) {

@@ -65,30 +65,10 @@ inline const spec::conformance_profile* profile_named(std::string_view name) {
 
 namespace detail {
 
-// A history's op names: the trace's, except the blocking calls' timed forms.
-struct history_op {
-    std::string_view name;
-    spec::call_kind kind;
-};
-inline constexpr history_op history_ops[] = {
-    {"try_broadcast", spec::call_kind::try_send},
-    {"broadcast", spec::call_kind::send},
-    {"broadcast_timed", spec::call_kind::send_timed},
-    {"try_recv", spec::call_kind::try_recv},
-    {"recv", spec::call_kind::recv},
-    {"recv_timed", spec::call_kind::recv_timed},
-};
-
-inline bool is_bool_answer(spec::call_kind k) {
-    using spec::call_kind;
-    return k == call_kind::close || k == call_kind::is_empty || k == call_kind::is_full || k == call_kind::is_closed ||
-           k == call_kind::overflow || k == call_kind::await_active;
-}
-inline bool is_query(spec::call_kind k) { return k >= spec::call_kind::len || k == spec::call_kind::close; }
-inline bool is_flag_setting(spec::call_kind k) {
-    return k == spec::call_kind::set_overflow || k == spec::call_kind::set_await_active;
-}
-inline bool is_timed(spec::call_kind k) { return k == spec::call_kind::send_timed || k == spec::call_kind::recv_timed; }
+// What a call is, from the one operation table (bcast/spec/operations.hpp).
+inline bool is_bool_answer(spec::call_kind k) { return spec::operation_of(k).answer == spec::answer_shape::flag; }
+inline bool is_flag_setting(spec::call_kind k) { return spec::operation_of(k).argument == spec::argument_shape::flag; }
+using spec::is_timed;
 
 // An outcome's error code is 1 + the errc value, and the errc values start at 1.
 inline const char* send_error_name(int code) {
@@ -107,19 +87,16 @@ inline int error_code(std::string_view name, const char* (*names)(int)) {
 
 } // namespace detail
 
-// The op name a history writes for a call kind ("try_broadcast" for try_send, ...).
-inline std::string_view history_op_name(spec::call_kind kind) {
-    for (const auto& op : detail::history_ops)
-        if (op.kind == kind) return op.name;
-    return spec::name(kind);
-}
+// The op name a history writes for a call kind: the table's one name.
+inline std::string_view history_op_name(spec::call_kind kind) { return spec::name(kind); }
 
-// The inverse: nullopt for a name that is not in the history language.
+// The inverse: nullopt for a name that is not in the history language (the
+// table's rows that recorders make; the trace language's zero-bound forms and
+// same_channel are not).
 inline std::optional<spec::call_kind> history_op_kind(std::string_view name) {
-    for (const auto& op : detail::history_ops)
-        if (op.name == name) return op.kind;
-    if (name == "try_send" || name == "send" || name == "send_timed") return std::nullopt; // spec names, not the format's
-    return spec::call_kind_from_name(name);
+    const spec::operation* op = spec::find_operation(name);
+    if (op == nullptr || !op->recorded) return std::nullopt;
+    return op->kind;
 }
 
 // A call's answer as a result object of the trace format (docs/traces.md, "Results").
@@ -142,7 +119,7 @@ inline json result_json(const spec::call& c) {
         if (r.code == 1 + int(recv_errc::overflowed)) o.emplace_back("missed", json(r.missed));
         return json(std::move(o));
     }
-    if (detail::is_query(c.kind)) {
+    if (spec::answers_value(c.kind)) {
         if (detail::is_bool_answer(c.kind)) return json(json_object{{"value", json(r.value != 0)}});
         return json(json_object{{"value", json(std::int64_t{r.value})}});
     }
@@ -240,7 +217,7 @@ inline spec::outcome outcome_of(const spec::call& c, const json& r, std::string_
         only({"error"});
         return {code, -1, 0};
     }
-    if (is_query(c.kind)) {
+    if (spec::answers_value(c.kind)) {
         only({"value"});
         const json* v = r.find("value");
         if (v == nullptr) wrong("must be {\"value\":...}");
@@ -257,27 +234,9 @@ inline spec::outcome outcome_of(const spec::call& c, const json& r, std::string_
 }
 
 // The kind of handle a call of `kind` needs, and the kind of the handle it makes.
-inline handle_kind needs(spec::call_kind kind) {
-    if (kind == spec::call_kind::send_timed) return handle_kind::sender;
-    if (kind == spec::call_kind::recv_timed) return handle_kind::receiver;
-    const op_info* op = find_op(history_op_name(kind));
-    return op != nullptr ? op->on : handle_kind::any;
-}
-inline handle_kind makes(spec::call_kind kind) {
-    using spec::call_kind;
-    switch (kind) {
-    case call_kind::clone_sender:
-    case call_kind::new_sender: return handle_kind::sender;
-    case call_kind::deactivate:
-    case call_kind::clone_inactive: return handle_kind::inactive;
-    default: return handle_kind::receiver; // clone_receiver, new_receiver, activate, activate_cloned
-    }
-}
-inline bool consumes_handle(spec::call_kind kind) {
-    using spec::call_kind;
-    return kind == call_kind::drop_sender || kind == call_kind::drop_receiver || kind == call_kind::drop_inactive ||
-           kind == call_kind::deactivate || kind == call_kind::activate;
-}
+inline handle_kind needs(spec::call_kind kind) { return spec::operation_of(kind).acts_on; }
+inline handle_kind makes(spec::call_kind kind) { return spec::operation_of(kind).creates; }
+using spec::consumes_handle;
 inline const char* kind_name(handle_kind k) {
     switch (k) {
     case handle_kind::sender: return "a sender";
@@ -285,6 +244,7 @@ inline const char* kind_name(handle_kind k) {
     case handle_kind::inactive: return "an inactive receiver";
     case handle_kind::sender_or_receiver: return "a sender or a receiver";
     case handle_kind::any: return "any handle";
+    case handle_kind::none: return "no handle";
     }
     return "?";
 }

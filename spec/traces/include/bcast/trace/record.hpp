@@ -328,11 +328,11 @@ public:
         c.invoked = clock_.tick();
         if (announce != nullptr) announce->fetch_sub(1, std::memory_order_release); // pairs with the waker's acquire load
         switch (k) {
-        case call_kind::try_send: c.result = spec::encode_send(impl_.try_broadcast(id, arg)); break;
-        case call_kind::send_timed:
+        case call_kind::try_broadcast: c.result = spec::encode_send(impl_.try_broadcast(id, arg)); break;
+        case call_kind::broadcast_timed:
             c.result = spec::encode_send(impl_.broadcast_for(id, arg, std::chrono::microseconds(timeout_us)));
             break;
-        case call_kind::send: {
+        case call_kind::broadcast: {
             const auto began = std::chrono::steady_clock::now();
             watch_.begin(l.slot, l.tid, began);
             auto r = impl_.broadcast_for(id, arg, bound);
@@ -389,6 +389,9 @@ public:
         case call_kind::await_active: c.result.value = int(impl_.await_active(id)); break;
         case call_kind::unread: c.result.value = int(impl_.unread(id)); break;
         case call_kind::missed: c.result.value = int(impl_.missed(id)); break;
+        case call_kind::broadcast_expired: // not `recorded` in the operation table: the program generator never draws them
+        case call_kind::recv_expired:
+        case call_kind::same_channel: throw std::logic_error(std::string("bcast::trace::recorder: ") + spec::name(k) + " is not recorded");
         }
         c.returned = clock_.tick();
         l.calls.push_back(c);
@@ -431,7 +434,7 @@ private:
     // A blocking call that timed out while others were busy: the timed call
     // that timed out (sound: the checker places it wherever it would block).
     void as_timed(call& c, std::int64_t& timeout_us) const {
-        c.kind = c.kind == call_kind::send ? call_kind::send_timed : call_kind::recv_timed;
+        c.kind = c.kind == call_kind::broadcast ? call_kind::broadcast_timed : call_kind::recv_timed;
         timeout_us = std::chrono::duration_cast<std::chrono::microseconds>(stall_).count();
     }
     static void keep(lane& l, int logical, spec::handle_id id, kind k) { l.handles.push_back({logical, id, k}); }
@@ -479,9 +482,9 @@ inline std::vector<choice> choices(const lane& l, bool can_make, bool waker) {
     for (std::size_t i = 0; i < l.handles.size(); ++i) {
         switch (l.handles[i].k) {
         case kind::sender:
-            add(call_kind::try_send, i, 6);
-            add(call_kind::send, i, 6);
-            add(call_kind::send_timed, i, 2);
+            add(call_kind::try_broadcast, i, 6);
+            add(call_kind::broadcast, i, 6);
+            add(call_kind::broadcast_timed, i, 2);
             if (can_make) add(call_kind::clone_sender, i, 1), add(call_kind::new_receiver, i, 2);
             add(call_kind::drop_sender, i, 1);
             break;
@@ -529,7 +532,7 @@ inline void run_lane(lane& l, rng r, int calls, auto& run, bool waker) {
         int arg = 0;
         std::int64_t timeout_us = 0;
         if (spec::detail::lin::is_send(k)) arg = message++;
-        if (k == call_kind::send_timed || k == call_kind::recv_timed) timeout_us = std::int64_t(r.below(3) * r.below(1000));
+        if (k == call_kind::broadcast_timed || k == call_kind::recv_timed) timeout_us = std::int64_t(r.below(3) * r.below(1000));
         if (k == call_kind::set_capacity) arg = 1 + int(r.below(4));
         if (k == call_kind::set_overflow) arg = int(r.below(2));
         if (k == call_kind::set_await_active) arg = r.one_in(3) ? 1 : 0;
@@ -605,7 +608,7 @@ template <class Impl>
             made_for(threads - 1, call_kind::deactivate, setup.handles.size() - 1);
         }
         if (contention && shape == 1)
-            for (std::size_t m = 0; m < h.capacity; ++m) run.perform(setup, call_kind::try_send, 0, 900 + int(m));
+            for (std::size_t m = 0; m < h.capacity; ++m) run.perform(setup, call_kind::try_broadcast, 0, 900 + int(m));
         if (contention && shape == 2) {
             // Every receiver goes inactive; each inactive one stays with its thread.
             for (std::size_t i = 0; i < setup.handles.size();) {
@@ -654,7 +657,7 @@ template <class Impl>
                     } else if (contention) {
                         waiter_tids[std::size_t(t)].store(this_thread_tid(), std::memory_order_relaxed); // ordered by the announce's release
                         const bool sends = l.handles[0].k == kind::sender;
-                        const bool go_on = run.perform(l, sends ? call_kind::send : call_kind::recv, 0, sends ? 1000 * t + 999 : 0, 0, &first_calls_due);
+                        const bool go_on = run.perform(l, sends ? call_kind::broadcast : call_kind::recv, 0, sends ? 1000 * t + 999 : 0, 0, &first_calls_due);
                         waiter_tids[std::size_t(t)].store(0, std::memory_order_relaxed); // its wait is over: the waker need not wait for it
                         if (!go_on) return;
                     }

@@ -129,6 +129,7 @@ private:
         case handle_kind::inactive: return k == live_kind::inactive;
         case handle_kind::sender_or_receiver: return k != live_kind::inactive;
         case handle_kind::any: return true;
+        case handle_kind::none: return false;
         }
         return false;
     }
@@ -143,6 +144,7 @@ private:
         case handle_kind::inactive: return "an inactive receiver";
         case handle_kind::sender_or_receiver: return "a sender or a receiver";
         case handle_kind::any: return "a handle";
+        case handle_kind::none: return "no handle";
         }
         return "a handle";
     }
@@ -171,52 +173,54 @@ public:
 
     json run(const step& s) {
         const spec::handle_id h = ids_.at(s.handle);
-        const std::string_view op = s.op->name;
         const int message = s.message ? static_cast<int>(*s.message) : 0;
-        if (op == "try_broadcast") return to_json(impl_.try_broadcast(h, message));
-        if (op == "broadcast") return broadcast(h, message);
-        if (op == "broadcast_expired") return to_json(impl_.broadcast_expired(h, message));
-        if (op == "try_recv") return to_json(impl_.try_recv(h));
-        if (op == "recv") return recv(h);
-        if (op == "recv_expired") return to_json(impl_.recv_expired(h));
-        if (op == "clone_receiver") return made(s, impl_.clone_receiver(h));
-        if (op == "new_receiver") return made(s, impl_.new_receiver(h));
-        if (op == "new_sender") return made(s, impl_.new_sender(h));
-        if (op == "clone_sender") return made(s, impl_.clone_sender(h));
-        if (op == "drop_sender") return impl_.drop_sender(h), ok();
-        if (op == "drop_receiver") return impl_.drop_receiver(h), ok();
-        if (op == "drop_inactive") return impl_.drop_inactive(h), ok();
-        if (op == "deactivate") return made(s, impl_.deactivate(h));
-        if (op == "activate") return made(s, impl_.activate(h));
-        if (op == "activate_cloned") return made(s, impl_.activate_cloned(h));
-        if (op == "clone_inactive") return made(s, impl_.clone_inactive(h));
-        if (op == "set_capacity") {
+        using spec::call_kind;
+        switch (s.op->kind) {
+        case call_kind::try_broadcast: return to_json(impl_.try_broadcast(h, message));
+        case call_kind::broadcast: return broadcast(h, message);
+        case call_kind::broadcast_expired: return to_json(impl_.broadcast_expired(h, message));
+        case call_kind::try_recv: return to_json(impl_.try_recv(h));
+        case call_kind::recv: return recv(h);
+        case call_kind::recv_expired: return to_json(impl_.recv_expired(h));
+        case call_kind::clone_receiver: return made(s, impl_.clone_receiver(h));
+        case call_kind::new_receiver: return made(s, impl_.new_receiver(h));
+        case call_kind::new_sender: return made(s, impl_.new_sender(h));
+        case call_kind::clone_sender: return made(s, impl_.clone_sender(h));
+        case call_kind::drop_sender: return impl_.drop_sender(h), ok();
+        case call_kind::drop_receiver: return impl_.drop_receiver(h), ok();
+        case call_kind::drop_inactive: return impl_.drop_inactive(h), ok();
+        case call_kind::deactivate: return made(s, impl_.deactivate(h));
+        case call_kind::activate: return made(s, impl_.activate(h));
+        case call_kind::activate_cloned: return made(s, impl_.activate_cloned(h));
+        case call_kind::clone_inactive: return made(s, impl_.clone_inactive(h));
+        case call_kind::set_capacity:
             try {
                 impl_.set_capacity(h, static_cast<std::size_t>(s.arg.as_int()));
             } catch (const std::invalid_argument&) { // R-CAP-2
                 return json(json_object{{"error", json("invalid_argument")}});
             }
             return ok();
-        }
-        if (op == "set_overflow") return impl_.set_overflow(h, s.arg.as_bool()), ok();
-        if (op == "set_await_active") return impl_.set_await_active(h, s.arg.as_bool()), ok();
-        if (op == "close") return value_result(json(impl_.close(h)));
-        if (op == "len") return value_result(json(std::uint64_t{impl_.len(h)}));
-        if (op == "is_empty") return value_result(json(impl_.is_empty(h)));
-        if (op == "is_full") return value_result(json(impl_.is_full(h)));
-        if (op == "capacity") return value_result(json(std::uint64_t{impl_.capacity(h)}));
-        if (op == "receiver_count") return value_result(json(std::uint64_t{impl_.receiver_count(h)}));
-        if (op == "inactive_receiver_count") return value_result(json(std::uint64_t{impl_.inactive_receiver_count(h)}));
-        if (op == "sender_count") return value_result(json(std::uint64_t{impl_.sender_count(h)}));
-        if (op == "is_closed") return value_result(json(impl_.is_closed(h)));
-        if (op == "overflow") return value_result(json(impl_.overflow(h)));
-        if (op == "await_active") return value_result(json(impl_.await_active(h)));
-        if (op == "unread") return value_result(json(std::uint64_t{impl_.unread(h)}));
-        if (op == "missed") return value_result(json(std::uint64_t{impl_.missed(h)}));
-        if (op == "same_channel") {
+        case call_kind::set_overflow: return impl_.set_overflow(h, s.arg.as_bool()), ok();
+        case call_kind::set_await_active: return impl_.set_await_active(h, s.arg.as_bool()), ok();
+        case call_kind::close: return value_result(json(impl_.close(h)));
+        case call_kind::len: return value_result(json(std::uint64_t{impl_.len(h)}));
+        case call_kind::is_empty: return value_result(json(impl_.is_empty(h)));
+        case call_kind::is_full: return value_result(json(impl_.is_full(h)));
+        case call_kind::capacity: return value_result(json(std::uint64_t{impl_.capacity(h)}));
+        case call_kind::receiver_count: return value_result(json(std::uint64_t{impl_.receiver_count(h)}));
+        case call_kind::inactive_receiver_count: return value_result(json(std::uint64_t{impl_.inactive_receiver_count(h)}));
+        case call_kind::sender_count: return value_result(json(std::uint64_t{impl_.sender_count(h)}));
+        case call_kind::is_closed: return value_result(json(impl_.is_closed(h)));
+        case call_kind::overflow: return value_result(json(impl_.overflow(h)));
+        case call_kind::await_active: return value_result(json(impl_.await_active(h)));
+        case call_kind::unread: return value_result(json(std::uint64_t{impl_.unread(h)}));
+        case call_kind::missed: return value_result(json(std::uint64_t{impl_.missed(h)}));
+        case call_kind::same_channel:
             return value_result(json(impl_.same_channel(h, ids_.at(static_cast<std::uint64_t>(s.arg.as_int())))));
+        case call_kind::broadcast_timed: // not in the trace language (in_trace_language): histories only
+        case call_kind::recv_timed: break;
         }
-        throw std::logic_error("bcast::trace::step_runner: no case for \"" + std::string(op) + "\"");
+        throw std::logic_error("bcast::trace::step_runner: no case for \"" + std::string(s.op->name) + "\"");
     }
 
 private:

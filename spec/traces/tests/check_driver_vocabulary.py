@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""The Rust driver's vocabulary against the one operation table.
+
+`bcast-trace operations` prints the table (spec/include/bcast/spec/operations.hpp)
+as JSON Lines. The async-broadcast driver (bench/trace_driver) names operations
+by string in two places: the trace replayer's `match op` (src/main.rs) and the
+history recorder's `Op::name` and query list (src/record.rs). This checks that
+  - every name the driver matches or writes is an operation of the table
+    (a rename in the table, or a typo in the driver, fails here, not at run time);
+  - the replayer answers every operation of the trace language (its own result,
+    or {"unsupported":true});
+  - the recorder writes only operations the table marks `recorded`, and the
+    ones its `makes_handle` lists are exactly those that create a handle.
+
+Usage: check_driver_vocabulary.py --tool BCAST_TRACE [--driver DIR] [--self-test]
+--self-test also checks that the check fails on a driver with a renamed
+operation ("try_broadcast" spelled "try_send"), so that it can fail at all.
+Exit status: 0 when the driver agrees, 1 when it does not (each finding names
+the file and line), 2 on usage errors.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def read_table(tool):
+    out = subprocess.run([tool, "operations"], check=True, capture_output=True, text=True).stdout
+    return {row["op"]: row for row in (json.loads(line) for line in out.splitlines() if line.strip())}
+
+
+def lines_of(text):
+    return text.splitlines()
+
+
+def replayer_names(main_rs):
+    """(name, line) of every string pattern in main.rs's `match op` arms."""
+    found = []
+    inside = False
+    for number, line in enumerate(lines_of(main_rs), 1):
+        if re.search(r"Ok\(match op \{", line):
+            inside = True
+            continue
+        if inside and re.match(r"\s*_ => return self\.fail", line):
+            break
+        if inside and re.match(r'\s*\|?\s*"[a-z_]+"(\s*\|\s*"[a-z_]+")*\s*(\||=>)', line):
+            found += [(name, number) for name in re.findall(r'"([a-z_]+)"', line.split("=>")[0])]
+    return found
+
+
+def recorder_names(record_rs):
+    """(name, line) of Op::name's strings and of the QUERIES list; and the Op variants makes_handle lists."""
+    names, makes = [], set()
+    variant_name = {}
+    in_makes = False
+    for number, line in enumerate(lines_of(record_rs), 1):
+        m = re.match(r'\s*Op::(\w+) => "([a-z_]+)",', line)
+        if m:
+            names.append((m.group(2), number))
+            variant_name[m.group(1)] = m.group(2)
+        if line.strip().startswith("const QUERIES"):
+            names += [(n, number + 1) for n in re.findall(r'"([a-z_]+)"', lines_of(record_rs)[number])]
+        if "fn makes_handle" in line:
+            in_makes = True
+        elif in_makes and line.strip().startswith("fn "):
+            in_makes = False
+        if in_makes:
+            makes.update(re.findall(r"Op::(\w+)", line))
+    return names, {variant_name[v] for v in makes if v in variant_name}
+
+
+def check(table, main_rs, record_rs, where):
+    problems = []
+    replayed = replayer_names(main_rs)
+    if not replayed:
+        problems.append(f"{where}/src/main.rs: no `match op` arms found: the check no longer reads the driver")
+    for name, line in replayed:
+        if name not in table:
+            problems.append(f"{where}/src/main.rs:{line}: \"{name}\" is not an operation of the table")
+    answered = {name for name, _ in replayed}
+    for name, row in table.items():
+        if row["trace"] and name not in answered:
+            problems.append(f"{where}/src/main.rs: the replayer has no arm for \"{name}\" (answer it, or {{\"unsupported\":true}})")
+    recorded, makes = recorder_names(record_rs)
+    if not recorded:
+        problems.append(f"{where}/src/record.rs: no `Op::… => \"name\"` arms found: the check no longer reads the driver")
+    for name, line in recorded:
+        if name not in table:
+            problems.append(f"{where}/src/record.rs:{line}: \"{name}\" is not an operation of the table")
+        elif not table[name]["recorded"]:
+            problems.append(f"{where}/src/record.rs:{line}: \"{name}\" is not `recorded` in the table")
+    recorder_ops = {name for name, _ in recorded if name in table}
+    creating = {name for name in recorder_ops if table[name]["creates"] != "none"}
+    if makes != creating:
+        problems.append(f"{where}/src/record.rs: makes_handle lists {sorted(makes)}, the table's creating operations are {sorted(creating)}")
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tool", required=True, help="the bcast-trace binary")
+    parser.add_argument("--driver", default=os.path.join(REPO, "bench", "trace_driver"))
+    parser.add_argument("--self-test", action="store_true")
+    args = parser.parse_args()
+    table = read_table(args.tool)
+    with open(os.path.join(args.driver, "src", "main.rs")) as f:
+        main_rs = f.read()
+    with open(os.path.join(args.driver, "src", "record.rs")) as f:
+        record_rs = f.read()
+    where = os.path.relpath(args.driver, REPO)
+    problems = check(table, main_rs, record_rs, where)
+    for p in problems:
+        print(p)
+    if args.self_test:
+        drifted = check(table, main_rs.replace('"try_broadcast" =>', '"try_send" =>'),
+                        record_rs.replace('=> "try_broadcast",', '=> "try_send",'), where)
+        if not any('"try_send" is not an operation' in p for p in drifted):
+            print("self-test: a driver that spells try_broadcast \"try_send\" was not caught")
+            return 1
+        print(f"self-test: a renamed operation is caught ({len(drifted)} findings)")
+    print(f"driver vocabulary: {len(table)} operations in the table; {'agrees' if not problems else f'{len(problems)} findings'}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
