@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: decodes its input into the command language of the
 // property tests (commands.hpp: byte 0 the capacity, then 3 bytes a command)
-// and runs the program on the implementation (std_primitives and the atomic
-// seq_cst position policy, with the counted, throwing-copy message type) and
-// on bcast::spec::model, comparing every result and checking every named
+// and runs the program on every registered implementation family
+// (bcast/spec/families.hpp: both position policies and bcast::fast; with the
+// counted, throwing-copy message type where the family's profile allows it,
+// else int) and on bcast::spec::model, comparing every result and checking every named
 // property (runner.hpp, ghost_checks.hpp). A disagreement prints the trace and
 // aborts, so libFuzzer saves the input; replay it with
 // `bcast_replay --trace --bytes FILE`.
@@ -44,7 +45,9 @@ void check(const program& p) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size > 1 + 3 * max_commands) return -1; // not added to the corpus
     const program p = decode(data, size);
-    check<std_plain_family, instrumented_message>(p);
-    check<std_atomic_seq_cst_family, instrumented_message>(p);
+    registered_families::for_each([&]<class Family>() {
+        if constexpr (takes_counted_messages<Family>) check<Family, instrumented_message>(p);
+        else check<Family, int>(p);
+    });
     return 0;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The implementations every per-rule example runs against: the executable
-// spec itself, the real channel with the plain and the atomic position, and
-// the second channel family, bcast::fast (docs/fast-design.md). Its profile
+// spec itself and the registered families (bcast/spec/families.hpp): the
+// real channel with the plain and the atomic position, and the second
+// channel family, bcast::fast (docs/fast-design.md). Its profile
 // P-FAST (spec/rules.md) is about object lifetimes, copies, allocation and
 // concurrency, none of which an example over `int` on one thread observes, so
 // every example applies to it unchanged.
@@ -9,8 +10,10 @@
 
 #include <gtest/gtest.h>
 
-#include <bcast/spec/channel_adapter.hpp>
-#include <bcast/spec/fast_channel_adapter.hpp>
+#include <string>
+#include <type_traits>
+
+#include <bcast/spec/families.hpp>
 #include <bcast/spec/model.hpp>
 
 namespace bcast::spec_tests {
@@ -21,19 +24,24 @@ using spec::handle_id;
 inline constexpr handle_id first_sender = spec::model<int>::first_sender;
 inline constexpr handle_id first_receiver = spec::model<int>::first_receiver;
 
-// The implementation is instantiated with two Models (R-IMPL-1) differing in
-// the position policy (R-IMPL-2): both must meet every rule.
-using all_channels = ::testing::Types<spec::model<int>, spec::channel_adapter<int, std_primitives>,
-                                      spec::channel_adapter<int, std_atomic_seq_cst_primitives>,
-                                      spec::fast_channel_adapter<int, fast::std_primitives>>;
+// The spec model itself, then every family of the registry
+// (bcast/spec/families.hpp): each must meet every rule.
+template <class List>
+struct channels_of;
+template <class... Families>
+struct channels_of<spec::family_list<Families...>> {
+    using type = ::testing::Types<spec::model<int>, typename Families::template channel<int>...>;
+};
+using all_channels = channels_of<spec::registered_families>::type;
 
 struct channel_name {
     template <class Channel>
     static std::string GetName(int) {
-        if constexpr (std::is_same_v<Channel, spec::model<int>>) return "spec_model";
-        else if constexpr (std::is_same_v<Channel, spec::channel_adapter<int, std_primitives>>) return "plain_position";
-        else if constexpr (std::is_same_v<Channel, spec::fast_channel_adapter<int, fast::std_primitives>>) return "fast";
-        else return "atomic_position";
+        std::string name = "spec_model";
+        spec::registered_families::for_each([&name]<class Family>() {
+            if (std::is_same_v<Channel, typename Family::template channel<int>>) name = Family::name;
+        });
+        return name;
     }
 };
 

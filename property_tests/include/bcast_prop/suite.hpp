@@ -32,6 +32,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <bcast/spec/families.hpp>
+
 #include "commands.hpp"
 #include "messages.hpp"
 #include "profiles.hpp"
@@ -86,8 +88,8 @@ std::string replay_hint(const program& prog) {
     const std::string text = to_string(prog);
     const std::string here = "BCAST_REPLAY='" + text + "' " + this_binary() + " --gtest_filter='" +
                              info->test_suite_name() + "." + info->name() + "'";
-    // bcast_replay (src/replay.cpp) runs bcast's own families only; they say so.
-    if constexpr (requires { requires Family::replayed_by_bcast_replay; }) {
+    // bcast_replay (src/replay.cpp) runs the families of the registry only (bcast/spec/families.hpp).
+    if constexpr (spec::replayed_families::contains<Family>) {
         return "\n  replay: bcast_replay '" + text + "'\n      or: " + here;
     } else {
         return "\n  replay: " + here;

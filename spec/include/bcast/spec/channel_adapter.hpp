@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// bcast::spec::channel_adapter: the real channel behind bcast::spec::model's
-// interface, so one test can drive either (spec/tests/, property_tests/).
+// bcast::spec::basic_channel_adapter: a channel family's handles behind
+// bcast::spec::model's interface, so one test can drive either (spec/tests/,
+// property_tests/, the traces and the history recorder). It is written once
+// for every family whose handles have bcast's API: `channel_adapter` below is
+// the reference channel's, fast_channel_adapter.hpp bcast::fast's; a family is
+// a small `Handles` type (its three handle types, how to open a channel, its
+// profile).
 //
 // It owns the handles and names them by the same ids the model hands out
 // (creation order, one counter; sender 0 and receiver 1 first). Any other
 // implementation can be checked against the spec the same way: write an
-// adapter with this interface (docs/verification.md).
+// adapter with this interface (docs/conformance.md).
 //
 // Calls on distinct handles may run at once from different threads (the
 // history recorder, bcast/trace/record.hpp, does): the id maps are guarded by
@@ -26,6 +31,7 @@
 
 #include <bcast/bcast.hpp>
 
+#include "conformance_profile.hpp"
 #include "model.hpp"
 
 // clang before 16 cannot instantiate libstdc++'s range adaptors at all (even
@@ -41,15 +47,19 @@
 
 namespace bcast::spec {
 
-template <class T, class Primitives = std_primitives>
-class channel_adapter {
+// Handles: { sender_type, receiver_type, inactive_type; static open(capacity)
+// -> pair of a sender and a receiver; static constexpr profile }.
+template <class T, class Handles>
+class basic_channel_adapter {
 public:
-    using sender_type = sender<T, Primitives>;
-    using receiver_type = receiver<T, Primitives>;
-    using inactive_type = inactive_receiver<T, Primitives>;
+    using sender_type = typename Handles::sender_type;
+    using receiver_type = typename Handles::receiver_type;
+    using inactive_type = typename Handles::inactive_type;
+    // The rules the family diverges from, and why (spec/rules.md, "Profiles").
+    static constexpr const conformance_profile& profile = Handles::profile;
 
-    explicit channel_adapter(std::size_t capacity) {
-        auto [tx, rx] = channel<T, Primitives>(capacity);
+    explicit basic_channel_adapter(std::size_t capacity) {
+        auto [tx, rx] = Handles::open(capacity);
         senders_.emplace(next_id_++, std::move(tx));
         receivers_.emplace(next_id_++, std::move(rx));
     }
@@ -119,24 +129,46 @@ public:
     void set_capacity(handle_id via, std::size_t capacity) {
         on(via, [&](const auto& handle) { handle.set_capacity(capacity); });
     }
-    void set_overflow(handle_id via, bool enabled) { on(via, [&](const auto& handle) { handle.set_overflow(enabled); }); }
+    void set_overflow(handle_id via, bool enabled) {
+        on(via, [&](const auto& handle) { handle.set_overflow(enabled); });
+    }
     void set_await_active(handle_id via, bool enabled) {
         on(via, [&](const auto& handle) { handle.set_await_active(enabled); });
     }
-    bool close(handle_id via) { return on(via, [](const auto& handle) { return handle.close(); }); }
+    bool close(handle_id via) {
+        return on(via, [](const auto& handle) { return handle.close(); });
+    }
 
-    std::size_t capacity(handle_id via) const { return on(via, [](const auto& h) { return h.capacity(); }); }
-    bool overflow(handle_id via) const { return on(via, [](const auto& h) { return h.overflow(); }); }
-    bool await_active(handle_id via) const { return on(via, [](const auto& h) { return h.await_active(); }); }
-    bool is_closed(handle_id via) const { return on(via, [](const auto& h) { return h.is_closed(); }); }
-    std::size_t len(handle_id via) const { return on(via, [](const auto& h) { return h.len(); }); }
-    bool is_empty(handle_id via) const { return on(via, [](const auto& h) { return h.is_empty(); }); }
-    bool is_full(handle_id via) const { return on(via, [](const auto& h) { return h.is_full(); }); }
-    std::size_t receiver_count(handle_id via) const { return on(via, [](const auto& h) { return h.receiver_count(); }); }
+    std::size_t capacity(handle_id via) const {
+        return on(via, [](const auto& h) { return h.capacity(); });
+    }
+    bool overflow(handle_id via) const {
+        return on(via, [](const auto& h) { return h.overflow(); });
+    }
+    bool await_active(handle_id via) const {
+        return on(via, [](const auto& h) { return h.await_active(); });
+    }
+    bool is_closed(handle_id via) const {
+        return on(via, [](const auto& h) { return h.is_closed(); });
+    }
+    std::size_t len(handle_id via) const {
+        return on(via, [](const auto& h) { return h.len(); });
+    }
+    bool is_empty(handle_id via) const {
+        return on(via, [](const auto& h) { return h.is_empty(); });
+    }
+    bool is_full(handle_id via) const {
+        return on(via, [](const auto& h) { return h.is_full(); });
+    }
+    std::size_t receiver_count(handle_id via) const {
+        return on(via, [](const auto& h) { return h.receiver_count(); });
+    }
     std::size_t inactive_receiver_count(handle_id via) const {
         return on(via, [](const auto& h) { return h.inactive_receiver_count(); });
     }
-    std::size_t sender_count(handle_id via) const { return on(via, [](const auto& h) { return h.sender_count(); }); }
+    std::size_t sender_count(handle_id via) const {
+        return on(via, [](const auto& h) { return h.sender_count(); });
+    }
 
     // A receiver's own counts (R-QUERY-2) and handle identity (R-HANDLE-3).
     std::size_t unread(handle_id receiver) const { return receiver_at(receiver).unread(); }
@@ -161,7 +193,7 @@ private:
     auto find(Map& handles, handle_id id) const {
         const std::lock_guard lock(handles_mutex_);
         auto found = handles.find(id);
-        if (found == handles.end()) throw std::logic_error("bcast::spec::channel_adapter: no such handle");
+        if (found == handles.end()) throw std::logic_error("bcast::spec::basic_channel_adapter: no such handle");
         return found;
     }
     template <class Map>
@@ -174,7 +206,7 @@ private:
     auto take_out(Map& handles, handle_id id) {
         const std::lock_guard lock(handles_mutex_);
         auto node = handles.extract(id);
-        if (node.empty()) throw std::logic_error("bcast::spec::channel_adapter: no such handle");
+        if (node.empty()) throw std::logic_error("bcast::spec::basic_channel_adapter: no such handle");
         return node;
     }
     template <class Map>
@@ -215,5 +247,18 @@ private:
     handle_id next_id_ = 0;
     mutable std::mutex handles_mutex_; // guards the three maps and next_id_, never held during a channel call
 };
+
+// The reference channel's handles (bcast/bcast.hpp), under the reference profile.
+template <class T, class Primitives>
+struct reference_handles {
+    using sender_type = sender<T, Primitives>;
+    using receiver_type = receiver<T, Primitives>;
+    using inactive_type = inactive_receiver<T, Primitives>;
+    static auto open(std::size_t capacity) { return channel<T, Primitives>(capacity); }
+    static constexpr const conformance_profile& profile = reference_profile;
+};
+
+template <class T, class Primitives = std_primitives>
+using channel_adapter = basic_channel_adapter<T, reference_handles<T, Primitives>>;
 
 } // namespace bcast::spec

@@ -3,239 +3,34 @@
 // (docs/fast-design.md), behind bcast::spec::model's interface, as
 // channel_adapter.hpp puts the reference there; the conformance kit, the
 // per-rule examples of spec/tests and the property tests drive it the same way.
-// It is channel_adapter.hpp with bcast::fast's handles (a separate file: that
-// one is the reference's, and its Primitives parameter names a different
+// It is channel_adapter.hpp's basic_channel_adapter over bcast::fast's handles
+// (a file of its own because its Primitives parameter names a different
 // concept). bcast::fast has every optional extension of the conformance
 // concept (R-QUERY-2, R-HANDLE-3, R-RECV-6) and no async calls (P-FAST-5).
-//
-// It owns the handles and names them by the same ids the model hands out
-// (creation order, one counter; sender 0 and receiver 1 first).
-//
-// Calls on distinct handles may run at once from different threads (the
-// history recorder, bcast/trace/record.hpp, does): the id maps are guarded by
-// a mutex held only to find, add or remove a handle, never during a channel
-// call, and std::map keeps every other element where it is. A handle itself is
-// used by one thread at a time.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <ranges>
-#include <stdexcept>
-#include <utility>
-#include <vector>
 
 #include <bcast/fast.hpp>
 
 #include "conformance_profile.hpp"
 #include "model.hpp"
 
-// BCAST_SPEC_HAS_VIEW_ADAPTORS: whether libstdc++'s range adaptors work with
-// this compiler (channel_adapter.hpp says why they may not).
 #include "channel_adapter.hpp"
 
 namespace bcast::spec {
 
-template <class T, class Primitives = fast::std_primitives>
-class fast_channel_adapter {
-public:
+// bcast::fast's handles, under its profile P-FAST.
+template <class T, class Primitives>
+struct fast_handles {
     using sender_type = fast::sender<T, Primitives>;
     using receiver_type = fast::receiver<T, Primitives>;
     using inactive_type = fast::inactive_receiver<T, Primitives>;
-    // The rules this implementation diverges from, and why (spec/rules.md, P-FAST).
+    static auto open(std::size_t capacity) { return fast::channel<T, Primitives>(capacity); }
     static constexpr const conformance_profile& profile = fast_profile;
-
-    explicit fast_channel_adapter(std::size_t capacity) {
-        auto [tx, rx] = fast::channel<T, Primitives>(capacity);
-        senders_.emplace(next_id_++, std::move(tx));
-        receivers_.emplace(next_id_++, std::move(rx));
-    }
-
-    // ---- sending -----------------------------------------------------------
-    send_result<T> try_broadcast(handle_id sender, T message) {
-        return sender_at(sender).try_broadcast(std::move(message));
-    }
-    // Precondition: it cannot block (the model's broadcast_would_block()).
-    send_result<T> broadcast(handle_id sender, T message) { return sender_at(sender).broadcast(std::move(message)); }
-    send_result<T> broadcast_expired(handle_id sender, T message) {
-        return sender_at(sender).broadcast_for(std::move(message), std::chrono::nanoseconds(0));
-    }
-
-    // ---- receiving ---------------------------------------------------------
-    recv_result<T> try_recv(handle_id receiver) { return receiver_at(receiver).try_recv(); }
-    // Precondition: it cannot block.
-    recv_result<T> recv(handle_id receiver) { return receiver_at(receiver).recv(); }
-    recv_result<T> recv_expired(handle_id receiver) {
-        return receiver_at(receiver).recv_for(std::chrono::nanoseconds(0));
-    }
-
-    // Timed calls (R-SEND-4, R-RECV-5): what the history recorder runs its
-    // blocking calls as, so that no recorded run can hang.
-    send_result<T> broadcast_for(handle_id sender, T message, std::chrono::nanoseconds timeout) {
-        return sender_at(sender).broadcast_for(std::move(message), timeout);
-    }
-    recv_result<T> recv_for(handle_id receiver, std::chrono::nanoseconds timeout) {
-        return receiver_at(receiver).recv_for(timeout);
-    }
-
-    // The receiver's ranges (R-RECV-6), taken through std::views::take, so
-    // that receiving exactly `limit` items is the range's own doing.
-    std::vector<recv_result<T>> try_messages(handle_id receiver, std::size_t limit) {
-        return take(receiver_at(receiver).try_messages(), limit);
-    }
-    // Precondition: taking `limit` items cannot block (the model's messages_would_block()).
-    std::vector<recv_result<T>> messages(handle_id receiver, std::size_t limit) {
-        return take(receiver_at(receiver).messages(), limit);
-    }
-
-    // ---- handles -----------------------------------------------------------
-    handle_id clone_sender(handle_id sender) { return add(senders_, sender_type(sender_at(sender))); }
-    handle_id new_sender(handle_id receiver) { return add(senders_, receiver_at(receiver).new_sender()); }
-    void drop_sender(handle_id sender) { erase(senders_, sender); }
-
-    handle_id clone_receiver(handle_id receiver) { return add(receivers_, receiver_type(receiver_at(receiver))); }
-    handle_id new_receiver(handle_id via) {
-        if (is_sender(via)) return add(receivers_, sender_at(via).new_receiver());
-        return add(receivers_, receiver_at(via).new_receiver());
-    }
-    void drop_receiver(handle_id receiver) { erase(receivers_, receiver); }
-
-    handle_id deactivate(handle_id receiver) {
-        auto node = take_out(receivers_, receiver);
-        return add(inactives_, std::move(node.mapped()).deactivate());
-    }
-    handle_id activate(handle_id inactive) {
-        auto node = take_out(inactives_, inactive);
-        return add(receivers_, std::move(node.mapped()).activate());
-    }
-    handle_id activate_cloned(handle_id inactive) { return add(receivers_, find(inactives_, inactive)->second.activate_cloned()); }
-    handle_id clone_inactive(handle_id inactive) { return add(inactives_, inactive_type(find(inactives_, inactive)->second)); }
-    void drop_inactive(handle_id inactive) { erase(inactives_, inactive); }
-
-    // ---- channel-wide, through the handle `via` ------------------------------
-    void set_capacity(handle_id via, std::size_t capacity) {
-        on(via, [&](const auto& handle) { handle.set_capacity(capacity); });
-    }
-    void set_overflow(handle_id via, bool enabled) {
-        on(via, [&](const auto& handle) { handle.set_overflow(enabled); });
-    }
-    void set_await_active(handle_id via, bool enabled) {
-        on(via, [&](const auto& handle) { handle.set_await_active(enabled); });
-    }
-    bool close(handle_id via) {
-        return on(via, [](const auto& handle) { return handle.close(); });
-    }
-
-    std::size_t capacity(handle_id via) const {
-        return on(via, [](const auto& h) { return h.capacity(); });
-    }
-    bool overflow(handle_id via) const {
-        return on(via, [](const auto& h) { return h.overflow(); });
-    }
-    bool await_active(handle_id via) const {
-        return on(via, [](const auto& h) { return h.await_active(); });
-    }
-    bool is_closed(handle_id via) const {
-        return on(via, [](const auto& h) { return h.is_closed(); });
-    }
-    std::size_t len(handle_id via) const {
-        return on(via, [](const auto& h) { return h.len(); });
-    }
-    bool is_empty(handle_id via) const {
-        return on(via, [](const auto& h) { return h.is_empty(); });
-    }
-    bool is_full(handle_id via) const {
-        return on(via, [](const auto& h) { return h.is_full(); });
-    }
-    std::size_t receiver_count(handle_id via) const {
-        return on(via, [](const auto& h) { return h.receiver_count(); });
-    }
-    std::size_t inactive_receiver_count(handle_id via) const {
-        return on(via, [](const auto& h) { return h.inactive_receiver_count(); });
-    }
-    std::size_t sender_count(handle_id via) const {
-        return on(via, [](const auto& h) { return h.sender_count(); });
-    }
-
-    // A receiver's own counts (R-QUERY-2) and handle identity (R-HANDLE-3).
-    std::size_t unread(handle_id receiver) const { return receiver_at(receiver).unread(); }
-    std::uint64_t missed(handle_id receiver) const { return receiver_at(receiver).missed(); }
-    bool same_channel(handle_id a, handle_id b) const {
-        return on(a, [&](const auto& first) { return on(b, [&](const auto& second) { return first.same_channel(second); }); });
-    }
-
-    bool is_sender(handle_id id) const { return holds(senders_, id); }
-    bool is_receiver(handle_id id) const { return holds(receivers_, id); }
-    bool is_inactive_receiver(handle_id id) const { return holds(inactives_, id); }
-    bool exists(handle_id id) const { return is_sender(id) || is_receiver(id) || is_inactive_receiver(id); }
-
-    // Direct access, for tests that need the handle itself.
-    sender_type& sender_at(handle_id id) { return find(senders_, id)->second; }
-    receiver_type& receiver_at(handle_id id) { return find(receivers_, id)->second; }
-    const receiver_type& receiver_at(handle_id id) const { return find(receivers_, id)->second; }
-    inactive_type& inactive_at(handle_id id) { return find(inactives_, id)->second; }
-
-private:
-    template <class Map>
-    auto find(Map& handles, handle_id id) const {
-        const std::lock_guard lock(handles_mutex_);
-        auto found = handles.find(id);
-        if (found == handles.end()) throw std::logic_error("bcast::spec::fast_channel_adapter: no such handle");
-        return found;
-    }
-    template <class Map>
-    bool holds(const Map& handles, handle_id id) const {
-        const std::lock_guard lock(handles_mutex_);
-        return handles.count(id) != 0;
-    }
-    // Unlinks the handle under the lock; the caller destroys or converts it outside.
-    template <class Map>
-    auto take_out(Map& handles, handle_id id) {
-        const std::lock_guard lock(handles_mutex_);
-        auto node = handles.extract(id);
-        if (node.empty()) throw std::logic_error("bcast::spec::fast_channel_adapter: no such handle");
-        return node;
-    }
-    template <class Map>
-    void erase(Map& handles, handle_id id) {
-        take_out(handles, id); // the node, and with it the handle, dies here, outside the lock
-    }
-    template <class Map, class Handle>
-    handle_id add(Map& handles, Handle&& handle) {
-        const std::lock_guard lock(handles_mutex_);
-        handles.emplace(next_id_, std::forward<Handle>(handle));
-        return next_id_++;
-    }
-    template <class Range>
-    static std::vector<recv_result<T>> take(Range&& items, std::size_t limit) {
-        std::vector<recv_result<T>> taken;
-#if BCAST_SPEC_HAS_VIEW_ADAPTORS
-        for (auto&& item : std::forward<Range>(items) | std::views::take(static_cast<std::ptrdiff_t>(limit))) {
-            taken.push_back(std::move(item));
-        }
-#else
-        // take_view's protocol: the end test before each item, ++ after it, and
-        // after the last one the count alone ends the loop (no end test).
-        auto it = items.begin();
-        for (std::size_t count = 0; count < limit && it != items.end(); ++count, ++it) taken.push_back(std::move(*it));
-#endif
-        return taken;
-    }
-    template <class Fn>
-    decltype(auto) on(handle_id via, Fn fn) const {
-        if (is_sender(via)) return fn(find(senders_, via)->second);
-        if (is_receiver(via)) return fn(find(receivers_, via)->second);
-        return fn(find(inactives_, via)->second);
-    }
-
-    std::map<handle_id, sender_type> senders_;
-    std::map<handle_id, receiver_type> receivers_;
-    std::map<handle_id, inactive_type> inactives_;
-    handle_id next_id_ = 0;
-    mutable std::mutex handles_mutex_; // guards the three maps and next_id_, never held during a channel call
 };
+
+template <class T, class Primitives = fast::std_primitives>
+using fast_channel_adapter = basic_channel_adapter<T, fast_handles<T, Primitives>>;
 
 } // namespace bcast::spec
