@@ -502,7 +502,7 @@ void minimise_findings(const std::vector<std::pair<history, history_finding>>& f
         // Named, not a structured binding: clang 14 cannot capture a binding in a lambda (still_fails).
         const history& h = finding.first;
         const history_finding& f = finding.second;
-        const std::string what = std::string(spec::name(f.report.result)) + (f.report.rule.empty() ? "" : " " + f.report.rule);
+        const std::string what = std::string(spec::name(f.report.result)) + (f.rule().empty() ? "" : " " + f.rule());
         if (std::find(done.begin(), done.end(), what) != done.end()) continue;
         done.push_back(what);
         if (!h.seed || !h.stall_ms || !h.calls_per_thread) {
@@ -524,7 +524,7 @@ void minimise_findings(const std::vector<std::pair<history, history_finding>>& f
                   << spec::to_string(sf.report, small.calls);
         write_history(std::cout, small);
         if (!svg_dir.empty()) {
-            std::string file = svg_dir + "/minimised-" + std::string(spec::name(f.report.result)) + (f.report.rule.empty() ? "" : "-" + f.report.rule) + ".svg";
+            std::string file = svg_dir + "/minimised-" + std::string(spec::name(f.report.result)) + (f.rule().empty() ? "" : "-" + f.rule()) + ".svg";
             write_text(file, history_svg(small, sf.report));
             std::cout << "picture: " << file << "\n";
         }
@@ -568,7 +568,7 @@ int check_history_command(const std::vector<std::string>& args) {
         if (shown++ < show) {
             std::cout << path << ":" << h.line << ": history " << h.id << " (" << h.implementation << "): "
                       << (f.documented ? "documented " : "") << spec::name(f.report.result)
-                      << (f.documented ? " (a reproducer row of the divergence table)" : "") << "\n"
+                      << (f.documented ? " (the divergence table's row " + f.documented_rule + ")" : "") << "\n"
                       << spec::to_string(f.report, h.calls);
         }
     }

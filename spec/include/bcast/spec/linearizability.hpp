@@ -125,6 +125,11 @@ struct check_report {
     std::vector<std::size_t> lost_calls;    // lost_wakeup: pending calls the model lets complete in every final state
     std::string rule;                       // lost_wakeup: rule ID of the wake-up that was missed
     std::optional<std::size_t> wake_call;   // lost_wakeup: the call after which (in `order`) the first lost call could proceed
+    // lost_wakeup: `rule` and the wake rules of the other witness orders found by moving one call
+    // that overlaps the wake call in real time to just before it (classify_alternatives): which
+    // wake-up was missed can depend on the order of overlapping calls, and a divergence row that
+    // explains any of these orders explains the history (bcast/trace/history_check.hpp).
+    std::vector<std::string> possible_rules;
     std::size_t states_explored = 0;
     bool gave_up = false;      // max_states reached: not_linearizable / lost_wakeup are then NOT proofs
     bool jointly_lost = false; // lost_wakeup: no call is runnable in every final state, but no final
@@ -543,27 +548,94 @@ private:
         }
     }
 
-    // Finds in r.order where the lost call `lost` could last start to proceed.
-    void classify(std::size_t lost, check_report& r) const {
-        const call& l = calls_[lost];
+    // The states along `order` (states[k]: after its first k calls), or nothing
+    // when a call of it cannot take effect where it stands.
+    std::optional<std::vector<state>> replay(const std::vector<std::size_t>& order) const {
         std::vector<state> states{initial_};
-        for (std::size_t i : r.order) {
+        for (std::size_t i : order) {
             state next = states.back();
-            apply(calls_[i], next, calls_[i].is_pending()); // succeeded in the search: deterministic
+            if (!apply(calls_[i], next, calls_[i].is_pending())) return std::nullopt;
             states.push_back(std::move(next));
         }
+        return states;
+    }
+
+    // Where along `order` the lost call `lost` could last start to proceed: the
+    // wake call's position in `order`, or nothing when it never had to wait.
+    std::optional<std::size_t> woken_at(std::size_t lost, const std::vector<std::size_t>& order,
+                                        const std::vector<state>& states) const {
+        const call& l = calls_[lost];
         std::size_t from = 0; // the longest prefix that really happened before `lost` was invoked
-        while (from < r.order.size() && calls_[r.order[from]].returned < l.invoked) ++from;
-        std::optional<std::size_t> woken_at;
+        while (from < order.size() && calls_[order[from]].returned < l.invoked) ++from;
+        std::optional<std::size_t> at;
         for (std::size_t p = from + 1; p < states.size(); ++p)
-            if (would_block(l, states[p - 1]) && !would_block(l, states[p])) woken_at = p;
-        if (!woken_at) {
+            if (would_block(l, states[p - 1]) && !would_block(l, states[p])) at = p - 1;
+        return at;
+    }
+
+    // Finds in r.order where the lost call `lost` could last start to proceed.
+    void classify(std::size_t lost, check_report& r) const {
+        const std::vector<state> states = *replay(r.order); // succeeded in the search: deterministic
+        const std::optional<std::size_t> at = woken_at(lost, r.order, states);
+        if (!at) {
             r.rule = "R-WAKE-1"; // it never had to wait
+            r.possible_rules = {r.rule};
             return;
         }
-        const std::size_t w = r.order[*woken_at - 1];
-        r.wake_call = w;
-        r.rule = wake_rule(calls_[w], states[*woken_at - 1].m, states[*woken_at].m, id_limit_);
+        r.wake_call = r.order[*at];
+        r.rule = wake_rule(calls_[*r.wake_call], states[*at].m, states[*at + 1].m, id_limit_);
+        r.possible_rules = {r.rule};
+        classify_alternatives(lost, r, *at);
+    }
+
+    // The same for each order that moves one call across the wake call, where
+    // real time allows it and the model accepts the new order: a call after it
+    // moved to any earlier place from the lost call's invocation on, or one
+    // before it moved to any later place. Which wake-up was missed can depend
+    // on such an order: in history 735 of async-broadcast's, the receive that
+    // freed the slot overlapped set_overflow(true), and in the order where the
+    // other receive comes first and the setting before it, upstream's stranded
+    // sender is R-OVF-4's (its pop wakes no sender once overflow is on).
+    // At most max_alternatives orders are replayed.
+    static constexpr std::size_t max_alternatives = 4096;
+    void classify_alternatives(std::size_t lost, check_report& r, std::size_t at) const {
+        const call& l = calls_[lost];
+        std::size_t from = 0;
+        while (from < r.order.size() && calls_[r.order[from]].returned < l.invoked) ++from;
+        std::size_t tried = 0;
+        auto try_order = [&](const std::vector<std::size_t>& moved) {
+            ++tried;
+            const std::optional<std::vector<state>> states = replay(moved);
+            if (!states || would_block(l, states->back())) return; // here it is not lost at all
+            const std::optional<std::size_t> w = woken_at(lost, moved, *states);
+            if (!w) return;
+            std::string rule = wake_rule(calls_[moved[*w]], (*states)[*w].m, (*states)[*w + 1].m, id_limit_);
+            if (std::find(r.possible_rules.begin(), r.possible_rules.end(), rule) == r.possible_rules.end())
+                r.possible_rules.push_back(std::move(rule));
+        };
+        const std::size_t n = r.order.size();
+        for (std::size_t q = at + 1; q < n && tried < max_alternatives; ++q) { // a later call, earlier
+            const call& x = calls_[r.order[q]];
+            for (std::size_t k = q; k-- > from && tried < max_alternatives;) {
+                if (calls_[r.order[k]].returned < x.invoked) break; // x began after it ended: it cannot pass it
+                if (k > at) continue;
+                std::vector<std::size_t> moved = r.order;
+                moved.erase(moved.begin() + std::ptrdiff_t(q));
+                moved.insert(moved.begin() + std::ptrdiff_t(k), r.order[q]);
+                try_order(moved);
+            }
+        }
+        for (std::size_t k = from; k <= at && tried < max_alternatives; ++k) { // an earlier call, later
+            const call& y = calls_[r.order[k]];
+            for (std::size_t q = k + 1; q < n && tried < max_alternatives; ++q) {
+                if (y.returned < calls_[r.order[q]].invoked) break; // it began after y ended: y cannot pass it
+                if (q < at) continue;
+                std::vector<std::size_t> moved = r.order;
+                moved.erase(moved.begin() + std::ptrdiff_t(k));
+                moved.insert(moved.begin() + std::ptrdiff_t(q), r.order[k]);
+                try_order(moved);
+            }
+        }
     }
 
     std::span<const call> calls_;

@@ -57,7 +57,7 @@ struct trace_context {
 struct divergence {
     std::string_view rule;
     std::string_view kind;     // "divergence" (spec/rules.md says so) or "version" (0.4.1 lacks what 0.7.2 has)
-    std::string_view seen_by;  // "trace" or "reproducer" (the threaded scenarios of docs/traces.md)
+    std::string_view seen_by;  // "trace", "reproducer" (the threaded scenarios of docs/traces.md) or "history" (recorded histories)
     std::string_view upstream; // what async-broadcast does
     std::string_view bcast;    // what the spec (and bcast) does
     std::string_view why;
@@ -93,6 +93,9 @@ inline const std::vector<divergence>& divergences() {
          nullptr},
         {"R-LIFE-6", "divergence", "reproducer", "`new_receiver` (and a receiver's copy) taking the active count from 0 to 1 wakes no sender waiting for an active receiver; only `activate` does",
          "wakes them whichever way the first active receiver appears", "the same (R-WAKE-1)", nullptr},
+        {"R-LIFE-5", "divergence", "history", "`InactiveReceiver::activate` is two critical sections: `activate_cloned` adds the active receiver, then the consumed inactive receiver's drop removes it; a call between them sees both",
+         "one step: the inactive receiver becomes the active one", "a recorded history is checked with each `activate` as those two calls (history_check.hpp); a history linearizable so is documented",
+         nullptr},
         {"R-ACT-3", "divergence", "reproducer", "(0.7.2) turning await_active off wakes no sender waiting for an active receiver; 0.4.1 cannot show it (no `set_await_active`): the driver reports `unsupported`",
          "wakes them; each answers `inactive`", "the same (R-WAKE-1)", nullptr},
     };

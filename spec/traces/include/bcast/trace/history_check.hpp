@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <bcast/spec/linearizability.hpp>
 #include <bcast/spec/profile_check.hpp>
@@ -30,24 +31,72 @@ inline constexpr int confirm_needed = 2;
 struct history_finding {
     spec::check_report report;         // the strict verdict, against the model as written
     std::string_view accepted_under{}; // a profile entry that accepts what the strict check rejects (P-FAST-3)
-    bool documented = false;           // a lost wakeup that a "reproducer" row of the divergence table lists
+    bool documented = false;           // a finding of upstream's that a row of the divergence table lists
+    std::string documented_rule;       // that row's rule (a lost wakeup's rule, or R-LIFE-5 for a two-step activate)
     bool unconfirmed = false;          // a lost wakeup that did not happen again (confirm_lost_wakeup): a stall of the machine
     // Whether this is a failure: not linearizable, or an undocumented lost wakeup that was not ruled out.
     bool failed() const {
         return !documented && !unconfirmed && accepted_under.empty() &&
                (report.result == spec::verdict::not_linearizable || report.result == spec::verdict::lost_wakeup);
     }
+    // The rule a finding is reported and minimised under.
+    const std::string& rule() const { return documented ? documented_rule : report.rule; }
 };
+
+// The rule of a "reproducer" row (upstream's stranded senders) that explains a
+// lost wakeup, or nothing. The report's rule comes first; then the rules of
+// the other witness orders (check_report::possible_rules): an upstream lost
+// wakeup is documented when some order of its overlapping calls makes it one
+// that a row lists.
+inline std::optional<std::string> documented_lost_wakeup(const spec::check_report& r) {
+    for (const std::string& rule : r.possible_rules)
+        for (const divergence& d : divergences())
+            if (d.seen_by == "reproducer" && d.rule == rule) return rule;
+    return std::nullopt;
+}
+
+// async-broadcast's InactiveReceiver::activate is two calls under the lock
+// (the "history" row R-LIFE-5 of the divergence table): activate_cloned, then
+// the consumed inactive receiver's drop. The same history with each activate
+// written as those two calls, over the activate's interval (the model orders
+// them: the drop consumes the handle the first call needs).
+inline std::vector<spec::call> activate_in_two_steps(const std::vector<spec::call>& calls) {
+    std::vector<spec::call> split;
+    for (const spec::call& c : calls) {
+        if (c.kind != spec::call_kind::activate) {
+            split.push_back(c);
+            continue;
+        }
+        spec::call cloned = c, dropped = c;
+        cloned.kind = spec::call_kind::activate_cloned;
+        dropped.kind = spec::call_kind::drop_inactive;
+        dropped.out = -1;
+        split.push_back(cloned);
+        split.push_back(dropped);
+    }
+    return split;
+}
 
 // The verdict under the profile the history names (bcast/spec/profile_check.hpp).
 inline history_finding check_recorded(const history& h, spec::check_options options = {}) {
     const spec::conformance_profile* profile = profile_named(h.profile);
     const spec::profile_verdict v = spec::check_history_under(profile != nullptr ? *profile : spec::reference_profile, h.calls,
                                                               h.capacity, 0, 1, options);
-    history_finding f{v.report, v.accepted_under};
-    if (h.target == target_upstream && f.report.result == spec::verdict::lost_wakeup) {
-        for (const divergence& d : divergences())
-            if (d.seen_by == "reproducer" && d.rule == f.report.rule) f.documented = true;
+    history_finding f;
+    f.report = v.report;
+    f.accepted_under = v.accepted_under;
+    if (h.target != target_upstream) return f;
+    if (f.report.result == spec::verdict::lost_wakeup) {
+        if (auto rule = documented_lost_wakeup(f.report)) f.documented = true, f.documented_rule = *rule;
+    } else if (f.report.result == spec::verdict::not_linearizable) {
+        const std::vector<spec::call> split = activate_in_two_steps(h.calls);
+        if (split.size() != h.calls.size() && split.size() <= spec::max_history_calls) {
+            const spec::check_report again = spec::check_history(split, h.capacity, 0, 1, options);
+            const bool explained = again.result == spec::verdict::linearizable ||
+                                   again.result == spec::verdict::spec_deadlock ||
+                                   (again.result == spec::verdict::lost_wakeup && documented_lost_wakeup(again));
+            if (explained) f.documented = true, f.documented_rule = "R-LIFE-5";
+        }
     }
     return f;
 }
@@ -66,7 +115,7 @@ struct history_tally {
         for (const spec::call& c : h.calls) pending += c.is_pending() ? 1 : 0;
         states += f.report.states_explored;
         ++verdicts[spec::name(f.report.result)];
-        if (f.documented) ++documented[f.report.rule];
+        if (f.documented) ++documented[f.documented_rule];
         if (f.unconfirmed) ++unconfirmed;
         if (!f.accepted_under.empty()) ++accepted[std::string(f.accepted_under)];
         if (f.failed()) ++failures;
@@ -110,7 +159,7 @@ bool confirm_lost_wakeup(record_options options, int threads, std::uint64_t id, 
 // a finding to keep, so that its picture is small too).
 inline bool same_finding(const history_finding& original, const history& h) {
     const history_finding f = check_recorded(h);
-    return f.report.result == original.report.result && f.report.rule == original.report.rule;
+    return f.report.result == original.report.result && f.rule() == original.rule();
 }
 
 // A failing program made smaller: `options` with fewer threads and fewer calls
