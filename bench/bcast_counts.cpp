@@ -26,17 +26,9 @@
 // Usage: bcast_counts [--iters=K1,K2] [--filter=SUBSTRING] [--list]
 #include "cases.hpp"
 #include "rmw_position.hpp"
+#include "counts_main.hpp"
 #if BCAST_COUNTS_PLAIN_ONLY
 #include "async_cases.hpp"
-#endif
-
-// Without valgrind's headers the binary still builds (and just runs the loops),
-// so a tree without valgrind installed is not broken by this benchmark.
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#else
-#define CALLGRIND_ZERO_STATS
-#define CALLGRIND_DUMP_STATS_AT(label) static_cast<void>(label)
 #endif
 
 #include <atomic>
@@ -49,11 +41,7 @@ namespace {
 
 using bcast_bench::calls;
 
-struct count_case {
-    std::string name;
-    // Makes a fresh workload and returns "run k iterations of it".
-    std::function<std::function<void(std::uint64_t)>()> prepare;
-};
+using bcast_bench::count_case;
 
 template <class Primitives>
 void add_single_cases(std::vector<count_case>& cases, const char* position_name) {
@@ -115,41 +103,4 @@ std::vector<count_case> all_cases() {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    bcast_bench::leave_single_thread_mode();
-    std::uint64_t small_batch = 5000;
-    std::uint64_t large_batch = 15000;
-    std::string filter;
-    bool list_only = false;
-    for (int k = 1; k < argc; ++k) {
-        if (std::strncmp(argv[k], "--iters=", 8) == 0) {
-            char* rest = nullptr;
-            small_batch = std::strtoull(argv[k] + 8, &rest, 10);
-            if (rest == nullptr || *rest != ',') bcast_bench::fail("--iters takes K1,K2");
-            large_batch = std::strtoull(rest + 1, nullptr, 10);
-        } else if (std::strncmp(argv[k], "--filter=", 9) == 0) {
-            filter = argv[k] + 9;
-        } else if (std::strcmp(argv[k], "--list") == 0) {
-            list_only = true;
-        } else {
-            std::fprintf(stderr, "usage: bcast_counts [--iters=K1,K2] [--filter=SUBSTRING] [--list]\n");
-            return 2;
-        }
-    }
-    if (small_batch == 0 || large_batch <= small_batch) bcast_bench::fail("--iters needs 0 < K1 < K2");
-
-    for (const count_case& entry : all_cases()) {
-        if (entry.name.find(filter) == std::string::npos) continue;
-        std::printf("%s\n", entry.name.c_str());
-        if (list_only) continue;
-        auto run = entry.prepare();
-        run(16); // first touch outside the counted batches
-        for (std::uint64_t batch : {small_batch, large_batch}) {
-            const std::string label = entry.name + "|" + std::to_string(batch);
-            CALLGRIND_ZERO_STATS;
-            run(batch);
-            CALLGRIND_DUMP_STATS_AT(label.c_str());
-        }
-    }
-    return 0;
-}
+int main(int argc, char** argv) { return bcast_bench::counts_main(argc, argv, "bcast_counts", all_cases()); }

@@ -8,8 +8,13 @@
 //   a std::uint64_t and every receiver receives it. Nothing ever waits.
 // * run_fanout: one sender thread and N receiver threads, blocking calls, no
 //   loss; every receiver checks that it got 0..M-1 in order.
+// * run_fanout_bare: the same over the bare multicast ring (bare_ring.hpp), the
+//   fan-out's limit row (design "bare"): no close, so the count is known.
+// Both pin thread k (the sender 0, receiver j at j + 1) to the k-th CPU of the
+// process's affinity set, modulo its size, when asked (--pin; the scaling run).
 //
-// A design is a name and a function that makes a channel of std::uint64_t:
+// A design is a name and a function that makes a channel of std::uint64_t
+// (and "bare", fan-out only: the bare ring, which is no channel):
 //   ref            bcast::channel (one mutex; plain position)
 //   fast           bcast::fast::channel (release position stores, membarrier)
 //   fast-relaxed   ... relaxed position stores
@@ -20,6 +25,7 @@
 #include <bcast/bcast.hpp>
 #include <bcast/fast.hpp>
 
+#include "bare_ring.hpp"
 #include "cases.hpp" // fail(), process_cpu_seconds(), fanout_result, leave_single_thread_mode()
 
 #include <barrier>
@@ -32,6 +38,10 @@
 #include <vector>
 
 #include <sys/resource.h>
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 namespace bcast_bench {
 
@@ -77,9 +87,45 @@ private:
 template <class Sender, class Receiver>
 single_case(std::pair<Sender, Receiver>, std::size_t) -> single_case<Sender, Receiver>;
 
+// Pins threads to CPUs: the k-th thread to the k-th CPU of the affinity set
+// the process started with (taskset's), modulo its size. Does nothing when
+// made with `enabled` false, or off Linux.
+class pinning {
+public:
+    explicit pinning(bool enabled) {
+#if defined(__linux__)
+        cpu_set_t allowed;
+        CPU_ZERO(&allowed);
+        if (enabled && sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+            for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+                if (CPU_ISSET(cpu, &allowed)) cpus_.push_back(cpu);
+            }
+        }
+#else
+        (void)enabled;
+#endif
+    }
+    // Called by the thread itself.
+    void pin(std::size_t k) const {
+#if defined(__linux__)
+        if (cpus_.empty()) return;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus_[k % cpus_.size()], &one);
+        if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0) fail("pthread_setaffinity_np failed");
+#else
+        (void)k;
+#endif
+    }
+
+private:
+    std::vector<int> cpus_;
+};
+
 // The fan-out of cases.hpp over any channel with bcast's handle API.
 template <class Sender, class Receiver>
-fanout_result run_fanout_on(std::pair<Sender, Receiver> ends, std::size_t receiver_count, std::uint64_t messages) {
+fanout_result run_fanout_on(std::pair<Sender, Receiver> ends, std::size_t receiver_count, std::uint64_t messages,
+                            const pinning& pins = pinning(false)) {
     Sender sender = std::move(ends.first);
     std::vector<Receiver> receivers;
     receivers.reserve(receiver_count);
@@ -91,6 +137,7 @@ fanout_result run_fanout_on(std::pair<Sender, Receiver> ends, std::size_t receiv
     std::vector<std::thread> threads;
     for (std::size_t k = 0; k < receiver_count; ++k) {
         threads.emplace_back([&, k, receiver = std::move(receivers[k])]() mutable {
+            pins.pin(k + 1);
             start.arrive_and_wait();
             std::uint64_t expected = 0;
             for (;;) {
@@ -106,6 +153,7 @@ fanout_result run_fanout_on(std::pair<Sender, Receiver> ends, std::size_t receiv
         });
     }
     threads.emplace_back([&, sender = std::move(sender)]() mutable {
+        pins.pin(0);
         start.arrive_and_wait();
         for (std::uint64_t value = 0; value < messages; ++value) {
             if (!sender.broadcast(value)) fail("fan-out sender: broadcast failed");
@@ -123,6 +171,45 @@ fanout_result run_fanout_on(std::pair<Sender, Receiver> ends, std::size_t receiv
     std::uint64_t delivered = 0;
     for (std::uint64_t count : received) delivered += count;
     if (delivered != messages * receiver_count) fail("fan-out: a receiver missed messages");
+    return {wall.count(), cpu, delivered};
+}
+
+// The same fan-out over the bare ring: the same threads, barrier, clocks and
+// checks; no handles, no close (each receiver reads `messages` and stops).
+inline fanout_result run_fanout_bare(std::size_t capacity, std::size_t receiver_count, std::uint64_t messages,
+                                     const pinning& pins = pinning(false)) {
+    bare::ring ring(capacity, receiver_count);
+    std::barrier start(static_cast<std::ptrdiff_t>(receiver_count + 2));
+    std::vector<std::uint64_t> received(receiver_count, 0);
+    std::vector<std::thread> threads;
+    for (std::size_t k = 0; k < receiver_count; ++k) {
+        threads.emplace_back([&, k] {
+            pins.pin(k + 1);
+            auto reader = ring.reader_at(k);
+            start.arrive_and_wait();
+            std::uint64_t expected = 0;
+            for (; expected < messages; ++expected) {
+                if (reader.next() != expected) fail("fan-out receiver (bare): message out of order or lost");
+            }
+            received[k] = expected;
+        });
+    }
+    threads.emplace_back([&] {
+        pins.pin(0);
+        start.arrive_and_wait();
+        for (std::uint64_t value = 0; value < messages; ++value) ring.publish(value);
+    });
+
+    const double cpu_before = process_cpu_seconds();
+    const auto wall_before = std::chrono::steady_clock::now();
+    start.arrive_and_wait();
+    for (auto& thread : threads) thread.join();
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_before;
+    const double cpu = process_cpu_seconds() - cpu_before;
+
+    std::uint64_t delivered = 0;
+    for (std::uint64_t count : received) delivered += count;
+    if (delivered != messages * receiver_count) fail("fan-out (bare): a receiver missed messages");
     return {wall.count(), cpu, delivered};
 }
 

@@ -9,21 +9,33 @@ Runs, side by side and interleaved repetition by repetition:
   fast-relaxed    the same with relaxed position stores
   fast-seq_cst    the same with seq_cst position stores (an xchg per receive on x86-64)
   fast-symmetric  the same without membarrier (a read-modify-write per receive)
+  bare            fan-out only: the bare multicast ring (bench/bare_ring.hpp), the limit row:
+                  one producer, per-consumer sequences, gating on the slowest, bcast::fast's
+                  waits, and nothing else (no close, overflow, lag, copies beyond a u64 store)
   a-b             async-broadcast 0.4.1 (bench/peers, cargo, Debian's crate sources)
 in two shapes:
   single   upstream's: one thread, capacity 1, one try_broadcast + N try_recv per
            iteration, N = 1, 2, 4, 8, 16; thread CPU ns per iteration, and the
            least-squares slope over N: what one more receiver costs
   fanout   one sender thread, N receiver threads, blocking, lossless, capacity
-           64 and 1024, N = 1, 2, 4: deliveries per second (wall) and CPU ns per
+           64 and 1024, N = 1, 2, 4, 8: deliveries per second (wall) and CPU ns per
            delivery (all threads); async-broadcast through bcast-peers
 and counts instructions under callgrind (bcast_fast_counts, callgrind_counts.py):
 per iteration, and per receive (the slope over N), locked instructions included.
 
 Ratios are taken inside one repetition (both sides measured back to back) and
-reported as the median and the worst over the repetitions. Writes
-fast-results.json, fast-tables.txt and position-fast.svg (drawn directly, no
-gnuplot needed) in --out-dir.
+reported as the median and the worst over the repetitions (fast / bare among
+them: how close bcast::fast is to the bare ring). Writes fast-results.json,
+fast-tables.txt and position-fast.svg (drawn directly, no gnuplot needed) in
+--out-dir.
+
+--scaling (docs/fast-design.md, section 10): the fan-out table alone at N = 1, 2,
+4, 8, 16, each thread pinned: the probes run on the first N + 1 CPUs of this
+process's affinity set and pin thread k to the k-th of them (--pin), and
+async-broadcast's process runs on the same N + 1 CPUs (its threads are not
+pinned one by one); fewer CPUs than N + 1 are shared, and the tables say so.
+Writes the same files (no plot) plus machine.txt (nproc, lscpu's model name,
+the kernel, lscpu in full) in --out-dir, default <build-dir>/fast-scaling.
 
 Usage:
   python3 bench/fast_experiment.py --quick          # 3 reps, short runs
@@ -31,10 +43,24 @@ Usage:
       [--no-peers] [--no-callgrind] [--replot RESULTS_JSON]
   python3 bench/fast_experiment.py --counts-only    # the callgrind table alone (exact: the
                                                     # machine's load does not change it)
+  python3 bench/fast_experiment.py --scaling [--reps 5] [--out-dir DIR]   # a larger machine
+  python3 bench/fast_experiment.py --ablation [--counts-only] [--quick] [--reps R]
+
+--ablation (docs/fast-design.md, section 10): bcast::fast with one part turned off
+at a time (bench/ablation/make_ablated_headers.py: baseline, no-lag, lazy-close,
+no-recheck, all), in a copy of the headers in the build tree. Counts instructions
+per receive and per iteration under callgrind (and with a lock that does nothing,
+single-thread only: what the send's lock costs), then, unless --counts-only, runs
+the fan-out (capacity 64 and 1024, N = 1, 2, 4, 8) of each ablated build beside
+the bare ring, interleaved, with each one's speed-up over the baseline and
+baseline / bare inside each repetition. Writes ablation-results.json and
+ablation-tables.txt in --out-dir, default <build-dir>/fast-ablation.
 """
 import argparse
 import json
 import os
+import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -48,9 +74,11 @@ import callgrind_counts  # noqa: E402  (bench/callgrind_counts.py)
 
 DESIGNS = ["ref", "fast", "fast-relaxed", "fast-seq_cst", "fast-symmetric"]
 SINGLE_N = [1, 2, 4, 8, 16]
-FANOUT_N = [1, 2, 4]
+FANOUT_N = [1, 2, 4, 8]
+SCALING_N = [1, 2, 4, 8, 16]
 FANOUT_CAPACITIES = [64, 1024]
-FANOUT_DESIGNS = ["ref", "fast", "fast-relaxed", "fast-seq_cst", "fast-symmetric"]
+BARE = "bare"
+FANOUT_DESIGNS = ["ref", "fast", "fast-relaxed", "fast-seq_cst", "fast-symmetric", BARE]
 AB = "a-b"
 
 
@@ -84,14 +112,50 @@ def build(build_dir, peers):
             peer_binary)
 
 
-def probe(binary, *args):
-    out = subprocess.run([binary, *map(str, args)], check=True, capture_output=True, text=True).stdout
+def on_cpus(cpus):
+    """A preexec_fn that runs the child on `cpus` (None: wherever it would run)."""
+    if not cpus:
+        return None
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
+def probe(binary, *args, cpus=None):
+    out = subprocess.run([binary, *map(str, args)], check=True, capture_output=True, text=True,
+                         preexec_fn=on_cpus(cpus)).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def peer(binary, *args):
-    out = subprocess.run([binary, *map(str, args)], check=True, capture_output=True, text=True).stdout
+def peer(binary, *args, cpus=None):
+    out = subprocess.run([binary, *map(str, args)], check=True, capture_output=True, text=True,
+                         preexec_fn=on_cpus(cpus)).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def allowed_cpus():
+    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+
+
+def machine():
+    """What the scaling run ran on: nproc, lscpu's model name, the kernel, lscpu in full."""
+    desc = {"nproc": len(allowed_cpus()), "cpu_count": os.cpu_count(), "kernel": platform.release(),
+            "uname": " ".join(platform.uname()), "model_name": None, "lscpu": None}
+    if shutil.which("lscpu"):
+        desc["lscpu"] = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        found = re.search(r"^Model name:\s*(.+)$", desc["lscpu"], re.M)
+        desc["model_name"] = found.group(1).strip() if found else None
+    if desc["model_name"] is None and os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as f:
+            found = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
+        desc["model_name"] = found.group(1).strip() if found else None
+    return desc
+
+
+def machine_text(desc):
+    lines = ["nproc (CPUs this process may run on): %d; os.cpu_count(): %s" % (desc["nproc"], desc["cpu_count"]),
+             "model name: %s" % desc["model_name"], "kernel: %s" % desc["kernel"], "uname: %s" % desc["uname"]]
+    if desc.get("lscpu"):
+        lines += ["", "lscpu:", desc["lscpu"].rstrip()]
+    return "\n".join(lines)
 
 
 def slope(points):
@@ -110,14 +174,124 @@ def rotate(items, k):
     return items[k:] + items[:k]
 
 
+ABLATIONS = ["baseline", "no-lag", "lazy-close", "no-recheck", "all"]
+ABLATION_N = [1, 2, 4, 8]
+
+
+def build_ablation(build_dir):
+    build(build_dir, False)  # configures the tree; bcast_fast_probe runs the bare ring
+    targets = ["bcast_ablation_%s_%s" % (kind, a) for a in ABLATIONS for kind in ("counts", "probe")]
+    subprocess.run(["cmake", "--build", build_dir, "--target", *targets, "-j2"], check=True, stdout=subprocess.DEVNULL)
+    bench = os.path.join(build_dir, "bench")
+    return ({a: os.path.join(bench, "bcast_ablation_counts_" + a) for a in ABLATIONS},
+            {a: os.path.join(bench, "bcast_ablation_probe_" + a) for a in ABLATIONS},
+            os.path.join(bench, "bcast_fast_probe"))
+
+
+def ablation_counts(counts_bins):
+    """Per ablation and design (fast, fast-nolock): instructions and locked per receive (slope over N) and
+    per iteration at N = 1 (one send and one receive)."""
+    out = {}
+    for a in ABLATIONS:
+        measured = callgrind_counts.measure(counts_bins[a], (2000, 6000))
+        for design in ("fast", "fast-nolock"):
+            rows = [(n, measured["ablation/%s/N:%d" % (design, n)]) for n in ABLATION_N]
+            out["%s/%s" % (a, design)] = {
+                "instructions_per_receive": slope([(n, r["instructions"]) for n, r in rows]),
+                "locked_per_receive": slope([(n, r["locked"]) for n, r in rows]),
+                "instructions_per_iteration_n1": rows[0][1]["instructions"],
+                "locked_per_iteration_n1": rows[0][1]["locked"],
+            }
+    return out
+
+
+def ablation_counts_table(cg):
+    base = cg["baseline/fast"]
+    lines = ["Ablation, callgrind (exact), single thread, capacity 1, try calls: instructions per receive (slope over "
+             "N = 1, 2, 4, 8) and per iteration at N = 1 (one send + one receive); the difference from the baseline",
+             "| ablation | lock | instructions/receive | vs baseline | locked/receive | instructions/iteration N=1 | "
+             "vs baseline | locked/iteration N=1 |",
+             "|---|---|---|---|---|---|---|---|"]
+    for a in ABLATIONS:
+        for design, lock in (("fast", "bcast's"), ("fast-nolock", "none (one thread)")):
+            c = cg["%s/%s" % (a, design)]
+            lines.append("| %s | %s | %.1f | %+.1f | %.3f | %.1f | %+.1f | %.2f |" % (
+                a, lock, c["instructions_per_receive"], c["instructions_per_receive"] - base["instructions_per_receive"],
+                c["locked_per_receive"], c["instructions_per_iteration_n1"],
+                c["instructions_per_iteration_n1"] - base["instructions_per_iteration_n1"], c["locked_per_iteration_n1"]))
+    return "\n".join(lines)
+
+
+def ablation_fanout(args, probes, bare_probe):
+    messages = 200_000 if args.quick else 1_000_000
+    fan = {}  # "cap:c/N:n/design" -> [deliveries per s, per rep]
+    designs = ABLATIONS + [BARE]
+    for rep in range(args.reps):
+        t0 = time.time()
+        for cap in FANOUT_CAPACITIES:
+            for n in ABLATION_N:
+                for design in rotate(designs, rep):
+                    binary = bare_probe if design == BARE else probes[design]
+                    row = probe(binary, "fanout", "--design", BARE if design == BARE else "fast", "--receivers", n,
+                                "--capacity", cap, "--messages", messages)
+                    fan.setdefault("cap:%d/N:%d/%s" % (cap, n, design), []).append(row["deliveries_per_s"])
+        log("repetition %d of %d: %.0f s" % (rep + 1, args.reps, time.time() - t0))
+    return {"fanout": fan, "messages": messages, "reps": args.reps}
+
+
+def ablation_fanout_table(raw):
+    reps, fan = raw["reps"], raw["fanout"]
+    lines = ["Ablation, fan-out: 1 sender + N receiver threads, blocking, lossless, %d messages, %d repetitions; "
+             "M deliveries/s median [worst, best]; then each ablation's speed-up over the baseline and baseline / bare, "
+             "inside each repetition, median (worst)" % (raw["messages"], reps),
+             "| cap | N | " + " | ".join(ABLATIONS + [BARE]) + " | " +
+             " | ".join("%s/baseline" % a for a in ABLATIONS[1:]) + " | baseline/bare |",
+             "|---" * (len(ABLATIONS) * 2 + 3) + "|"]
+    for cap in FANOUT_CAPACITIES:
+        for n in ABLATION_N:
+            key = "cap:%d/N:%d/" % (cap, n)
+            cells = []
+            for d in ABLATIONS + [BARE]:
+                v = fan[key + d]
+                cells.append("%.2f [%.2f, %.2f]" % (statistics.median(v) / 1e6, min(v) / 1e6, max(v) / 1e6))
+            for a, against in [(a, "baseline") for a in ABLATIONS[1:]] + [("baseline", BARE)]:
+                per_rep = [fan[key + a][r] / fan[key + against][r] for r in range(reps)]
+                cells.append("%.2f (%.2f)" % (statistics.median(per_rep), min(per_rep)))
+            lines.append("| %d | %d | %s |" % (cap, n, " | ".join(cells)))
+    return "\n".join(lines)
+
+
+def run_ablation(args):
+    out_dir = args.out_dir or os.path.join(args.build_dir, "fast-ablation")
+    os.makedirs(out_dir, exist_ok=True)
+    counts_bins, probes, bare_probe = build_ablation(args.build_dir)
+    res = {"meta": {"machine": dict(machine(), lscpu=None), "cores": os.cpu_count()}}
+    text = []
+    if not args.no_callgrind and shutil.which("valgrind"):
+        res["callgrind"] = ablation_counts(counts_bins)
+        text.append(ablation_counts_table(res["callgrind"]))
+    if not args.counts_only:
+        res["fanout"] = ablation_fanout(args, probes, bare_probe)
+        res["meta"]["load_average_at_end"] = os.getloadavg()
+        text.append(ablation_fanout_table(res["fanout"]))
+    with open(os.path.join(out_dir, "ablation-results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    with open(os.path.join(out_dir, "ablation-tables.txt"), "w") as f:
+        f.write("\n\n".join(text) + "\n")
+    print("\n\n".join(text))
+    log("results in %s" % out_dir)
+
+
 def measure(args, probe_bin, peers_bin):
     iters = 200_000 if args.quick else 1_000_000
     messages = 200_000 if args.quick else 1_000_000
+    fanout_n = SCALING_N if args.scaling else FANOUT_N
+    cpus = allowed_cpus()
     single = {}  # "design/N:n" -> [ns per rep]
     fan = {}     # "cap:c/N:n/design" -> [row per rep]
     for rep in range(args.reps):
         t0 = time.time()
-        for n in SINGLE_N:
+        for n in ([] if args.scaling else SINGLE_N):
             for design in rotate(DESIGNS + ([AB] if peers_bin else []), rep):
                 if design == AB:
                     row = peer(peers_bin, "single", "--receivers", n, "--iters", iters, "--reps", 1,
@@ -126,13 +300,16 @@ def measure(args, probe_bin, peers_bin):
                     row = probe(probe_bin, "single", "--design", design, "--receivers", n, "--iters", iters, "--reps", 1)
                 single.setdefault("%s/N:%d" % (design, n), []).append(row["ns_per_iter_median"])
         for cap in FANOUT_CAPACITIES:
-            for n in FANOUT_N:
+            for n in fanout_n:
+                # --scaling: the first N + 1 CPUs, one a thread (shared when there are fewer)
+                on = cpus[:n + 1] if args.scaling else None
+                pin = ["--pin"] if args.scaling else []
                 for design in rotate(FANOUT_DESIGNS + ([AB] if peers_bin else []), rep):
                     if design == AB:
                         import resource
                         before = resource.getrusage(resource.RUSAGE_CHILDREN)
                         row = peer(peers_bin, "fanout", "--receivers", n, "--capacity", cap, "--messages", messages,
-                                   "--reps", 1, "--peer", "async-broadcast")
+                                   "--reps", 1, "--peer", "async-broadcast", cpus=on)
                         after = resource.getrusage(resource.RUSAGE_CHILDREN)
                         if row["delivered_fraction"] != 1.0:
                             sys.exit("async-broadcast lost messages in the fan-out: %r" % row)
@@ -141,10 +318,17 @@ def measure(args, probe_bin, peers_bin):
                                "vcs": (after.ru_nvcsw - before.ru_nvcsw) / messages}
                     else:
                         row = probe(probe_bin, "fanout", "--design", design, "--receivers", n, "--capacity", cap,
-                                    "--messages", messages)
+                                    "--messages", messages, *pin, cpus=on)
                     fan.setdefault("cap:%d/N:%d/%s" % (cap, n, design), []).append(row)
         log("repetition %d of %d: %.0f s" % (rep + 1, args.reps, time.time() - t0))
-    return {"single": single, "fanout": fan, "iters": iters, "messages": messages, "reps": args.reps}
+    return {"single": single, "fanout": fan, "iters": iters, "messages": messages, "reps": args.reps,
+            "fanout_n": fanout_n, "scaling": bool(args.scaling)}
+
+
+def fanout_grid(fanout):
+    """The capacities and receiver counts of a results file's fan-out, in order (older files have N = 1, 2, 4)."""
+    keys = [tuple(int(part.split(":")[1]) for part in key.split("/")[:2]) for key in fanout]
+    return sorted({c for c, _ in keys}), sorted({n for _, n in keys})
 
 
 def counts(counts_bin):
@@ -162,9 +346,9 @@ def counts(counts_bin):
 
 
 def analyse(raw, cg):
-    out = {"meta": {k: raw[k] for k in ("iters", "messages", "reps")}, "single": {}, "slopes": {}, "fanout": {},
-           "callgrind": cg}
-    designs = DESIGNS + ([AB] if ("%s/N:1" % AB) in raw["single"] else [])
+    out = {"meta": {k: raw[k] for k in ("iters", "messages", "reps", "fanout_n", "scaling")}, "single": {},
+           "slopes": {}, "fanout": {}, "callgrind": cg}
+    designs = DESIGNS + ([AB] if ("%s/N:1" % AB) in raw["single"] else []) if raw["single"] else []
     reps = raw["reps"]
     for design in designs:
         for n in SINGLE_N:
@@ -187,7 +371,7 @@ def analyse(raw, cg):
     out["slope_ratios"] = ratios
     fdesigns = FANOUT_DESIGNS + ([AB] if any(k.endswith("/" + AB) for k in raw["fanout"]) else [])
     for cap in FANOUT_CAPACITIES:
-        for n in FANOUT_N:
+        for n in raw["fanout_n"]:
             key = "cap:%d/N:%d" % (cap, n)
             cell = {}
             for design in fdesigns:
@@ -198,8 +382,8 @@ def analyse(raw, cg):
             for design in fdesigns:
                 if design in (AB, "ref"):
                     continue
-                for against in ("ref", AB):
-                    if against not in fdesigns:
+                for against in ("ref", AB, BARE):
+                    if against not in fdesigns or against == design:
                         continue
                     per_rep = [raw["fanout"]["%s/%s" % (key, design)][r]["deliveries_per_s"] /
                                raw["fanout"]["%s/%s" % (key, against)][r]["deliveries_per_s"] for r in range(reps)]
@@ -210,6 +394,18 @@ def analyse(raw, cg):
 
 def tables(res):
     lines = []
+    meta = res["meta"]
+    if meta.get("machine"):
+        lines.append("Machine:")
+        lines.append(machine_text(dict(meta["machine"], lscpu=None)))
+        lines.append("")
+    if res["single"]:
+        single_tables(res, lines)
+    fanout_table(res, lines)
+    return "\n".join(lines)
+
+
+def single_tables(res, lines):
     meta = res["meta"]
     lines.append("Single thread, capacity 1: one try_broadcast + N try_recv; thread CPU ns per iteration, median "
                  "[min, max] of %d repetitions of %d iterations" % (meta["reps"], meta["iters"]))
@@ -233,22 +429,31 @@ def tables(res):
         lines.append("")
         lines.append(callgrind_table(res["callgrind"]))
     lines.append("")
-    lines.append("Fan-out: 1 sender thread + N receiver threads, blocking, lossless, %d messages; M deliveries/s median "
-                 "[worst, best]; CPU ns per delivery (median)" % meta["messages"])
-    fdesigns = [d for d in FANOUT_DESIGNS + [AB] if d in res["fanout"]["cap:64/N:1"]]
-    lines.append("| cap | N | " + " | ".join(fdesigns) + " | fast/ref (worst) | fast/a-b (worst) | CPU ns/delivery " +
+
+
+def fanout_table(res, lines):
+    meta = res["meta"]
+    caps, ns = fanout_grid(res["fanout"])
+    first = res["fanout"]["cap:%d/N:%d" % (caps[0], ns[0])]
+    fdesigns = [d for d in FANOUT_DESIGNS + [AB] if d in first]
+    pinned = " each thread pinned (--pin), the probe on the first N + 1 CPUs;" if meta.get("scaling") else ""
+    lines.append("Fan-out: 1 sender thread + N receiver threads, blocking, lossless, %d messages;%s M deliveries/s "
+                 "median [worst, best]; CPU ns per delivery (median); ratios inside each repetition, median (worst)"
+                 % (meta["messages"], pinned))
+    ratios = [r for r in ("fast/ref", "fast/a-b", "fast/bare") if r in first]
+    lines.append("| cap | N | " + " | ".join(fdesigns) + " | " + " | ".join(ratios) + " | CPU ns/delivery " +
                  ", ".join(fdesigns) + " |")
-    lines.append("|---" * (len(fdesigns) + 5) + "|")
-    for cap in FANOUT_CAPACITIES:
-        for n in FANOUT_N:
+    lines.append("|---" * (len(fdesigns) + len(ratios) + 3) + "|")
+    cpus = meta.get("machine", {}).get("nproc")
+    for cap in caps:
+        for n in ns:
             cell = res["fanout"]["cap:%d/N:%d" % (cap, n)]
             ms = ["%.2f [%.2f, %.2f]" % (cell[d]["deliveries_per_s"]["median"] / 1e6, cell[d]["deliveries_per_s"]["min"] / 1e6,
                                          cell[d]["deliveries_per_s"]["max"] / 1e6) for d in fdesigns]
-            vs_ref = "%.2f (%.2f)" % (cell["fast/ref"]["median"], cell["fast/ref"]["worst"])
-            vs_ab = "%.2f (%.2f)" % (cell["fast/a-b"]["median"], cell["fast/a-b"]["worst"]) if "fast/a-b" in cell else "-"
+            rs = ["%.2f (%.2f)" % (cell[r]["median"], cell[r]["worst"]) if r in cell else "-" for r in ratios]
             cpu = ", ".join("%.0f" % cell[d]["cpu_ns_per_delivery"]["median"] for d in fdesigns)
-            lines.append("| %d | %d | %s | %s | %s | %s |" % (cap, n, " | ".join(ms), vs_ref, vs_ab, cpu))
-    return "\n".join(lines)
+            shared = " (CPUs shared: %d threads on %d)" % (n + 1, cpus) if meta.get("scaling") and cpus and cpus < n + 1 else ""
+            lines.append("| %d | %d%s | %s | %s | %s |" % (cap, n, shared, " | ".join(ms), " | ".join(rs), cpu))
 
 
 def callgrind_table(cg):
@@ -265,14 +470,18 @@ def callgrind_table(cg):
 
 
 def plot(res, out_dir):
-    """position-fast.svg: the single-thread curves and the fan-out bars, written directly (no gnuplot)."""
-    names = {"ref": "reference (mutex, plain position)", "fast": "bcast::fast, release position",
+    """position-fast.svg: the single-thread curves and the fan-out bars, written directly (no gnuplot).
+    None (no plot) without the single-thread shape (--scaling)."""
+    if not res["single"]:
+        return None
+    names = {BARE: "bare ring (the limit)", "ref": "reference (mutex, plain position)", "fast": "bcast::fast, release position",
              "fast-relaxed": "bcast::fast, relaxed position", "fast-seq_cst": "bcast::fast, seq_cst position",
              "fast-symmetric": "bcast::fast, no membarrier", AB: "async-broadcast 0.4.1"}
-    colours = {"ref": "#9467bd", "fast": "#2ca02c", "fast-relaxed": "#1f77b4", "fast-seq_cst": "#d62728",
+    colours = {BARE: "#7f7f7f", "ref": "#9467bd", "fast": "#2ca02c", "fast-relaxed": "#1f77b4", "fast-seq_cst": "#d62728",
                "fast-symmetric": "#ff7f0e", AB: "#000000"}
     designs = [d for d in DESIGNS + [AB] if d in res["slopes"]]
-    fdesigns = [d for d in ("ref", "fast", AB) if d in res["fanout"]["cap:64/N:1"]]
+    caps, ns = fanout_grid(res["fanout"])
+    fdesigns = [d for d in ("ref", "fast", BARE, AB) if d in res["fanout"]["cap:%d/N:%d" % (caps[0], ns[0])]]
     width, height, panel = 1240, 500, 560
     svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">'
            % (width, height), '<rect width="100%%" height="100%%" fill="white"/>',
@@ -319,7 +528,7 @@ def plot(res, out_dir):
                       res["slopes"][d]["median"]))
     # right: deliveries per second, grouped bars
     x0, y0, w, h = panel + 110, 50, width - panel - 150, 360
-    groups = [(cap, n) for cap in FANOUT_CAPACITIES for n in FANOUT_N]
+    groups = [(cap, n) for cap in caps for n in ns]
     values = {(cap, n, d): res["fanout"]["cap:%d/N:%d" % (cap, n)][d]["deliveries_per_s"]["median"] / 1e6
               for cap, n in groups for d in fdesigns}
     ymax = nice(max(values.values()) * 1.15)
@@ -356,10 +565,19 @@ def main():
     ap.add_argument("--replot", help="tables and plot of an earlier run's fast-results.json, measuring nothing")
     ap.add_argument("--counts-only", action="store_true",
                     help="build, count instructions under callgrind and print that table; no timed runs")
+    ap.add_argument("--ablation", action="store_true",
+                    help="bcast::fast with one part turned off at a time: callgrind counts, then (unless "
+                         "--counts-only) the fan-out beside the bare ring")
+    ap.add_argument("--scaling", action="store_true",
+                    help="the fan-out table alone at N = 1, 2, 4, 8, 16, threads pinned, with the machine's "
+                         "description (machine.txt); for a machine with 17 CPUs or more")
     args = ap.parse_args()
     if args.quick and "--reps" not in sys.argv:
         args.reps = 3
-    out_dir = args.out_dir or os.path.join(args.build_dir, "fast-experiment")
+    if args.ablation:
+        run_ablation(args)
+        return
+    out_dir = args.out_dir or os.path.join(args.build_dir, "fast-scaling" if args.scaling else "fast-experiment")
     os.makedirs(out_dir, exist_ok=True)
     if args.counts_only:
         _, counts_bin, _ = build(args.build_dir, False)
@@ -373,12 +591,16 @@ def main():
         probe_bin, counts_bin, peers_bin = build(args.build_dir, not args.no_peers)
         raw = measure(args, probe_bin, peers_bin)
         cg = None
-        if not args.no_callgrind and shutil.which("valgrind"):
+        if not args.no_callgrind and not args.scaling and shutil.which("valgrind"):
             cg = counts(counts_bin)
         res = analyse(raw, cg)
         res["meta"]["seconds"] = round(time.time() - t0)
         res["meta"]["cores"] = os.cpu_count()
         res["meta"]["load_average_at_end"] = os.getloadavg()
+        desc = machine()
+        res["meta"]["machine"] = dict(desc, lscpu=None)
+        with open(os.path.join(out_dir, "machine.txt"), "w") as f:
+            f.write(machine_text(desc) + "\n")
         res["raw"] = raw
         with open(os.path.join(out_dir, "fast-results.json"), "w") as f:
             json.dump(res, f, indent=1)
