@@ -16,8 +16,10 @@ Each entry:
   replacement the lines that take their place, as many as `code` has, so that
               every other line keeps its number and a Relacy report's line
               numbers are mailbox.hpp's. Mark the change `MUTANT:`.
-  secret      True for exercise 5's mutant only: the runner does not print its
-              program (mystery.py)
+  secret      True for an exercise's own answer: the runner shows neither the
+              search that killed it nor its replay unless it is named on the
+              command line (exercise 4's, solutions.py), and never a property
+              mutant's program (exercise 5's, mystery.py)
 
 Several lines: `code` and `replacement` hold them separated by "\n" (see
 try-put-wakes-no-take). Take a line more into `code` when one line is not
@@ -37,6 +39,15 @@ import sys
 from collections import namedtuple
 
 Mutant = namedtuple("Mutant", "name chapter checker what code replacement secret", defaults=(False,))
+
+# What run_mutants.py needs to know of the structure, relative to docs/course:
+# the file every mutant edits (its folder is what a mutant build copies); per
+# checker, the program the build tree holds and the source it is built from;
+# and the file, next to those programs, where CMake writes their compiler flags.
+TARGET = "mailbox/mailbox.hpp"
+CHECKERS = {"relacy": ("course_relacy", "relacy/scenarios.cpp"),
+            "property": ("course_properties", "property/properties.cpp")}
+CONFIG = "course_config.json"
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # solutions.py and mystery.py, next to this file
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree

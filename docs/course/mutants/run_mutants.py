@@ -21,27 +21,48 @@ checker against the copy, run it, and read the verdict:
 compiler and flags come from its docs/course/course_config.json, and the
 scratch folders go to DIR/docs/course/mutants/NAME (with run.log, the
 checker's whole output). Exit status 0 when every mutant run was KILLED.
+
+Nothing here names the mailbox: mutants.py says which file the mutants edit,
+which programs check it and the name of the build's config file, and the
+folder of the build tree is this folder's parent's place in the source tree.
+So the starter kit (docs/course/kit) gives a structure of one's own this same
+file, unchanged.
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-COURSE = os.path.dirname(HERE)  # docs/course
+COURSE = os.path.dirname(HERE)  # docs/course: the folder of the structure and its checks
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from mutants import MUTANTS  # noqa: E402  (the table, next to this file)
+from mutants import CHECKERS, CONFIG, MUTANTS, TARGET  # noqa: E402  (the table, next to this file)
 
-MAILBOX = os.path.join(COURSE, "mailbox", "mailbox.hpp")
+MAILBOX = os.path.join(COURSE, TARGET)  # the file every mutant edits
+STRUCTURE = os.path.dirname(TARGET)  # its folder, which a mutant build copies
 
 
 def shown(path):
     """A path as the reader would type it: relative to here when it is below."""
     rel = os.path.relpath(path)
     return path if rel.startswith("..") else rel
+
+
+def tree_dir(build):
+    """Where the build tree holds this folder's programs: its place in the
+    source tree (docs/course in bcast's tree; `.` in a structure of one's own)."""
+    cache = os.path.join(build, "CMakeCache.txt")
+    if not os.path.isfile(cache):
+        return None
+    with open(cache, encoding="utf-8") as f:
+        home = next((line.split("=", 1)[1].strip() for line in f if line.startswith("CMAKE_HOME_DIRECTORY:")), None)
+    if home is None:
+        return None
+    return os.path.join(build, os.path.relpath(os.path.realpath(COURSE), os.path.realpath(home)))
 
 
 # ---- applying an edit ------------------------------------------------------------
@@ -52,7 +73,7 @@ def code_of(line):
 
 
 def mutate(text, mutant):
-    """mailbox.hpp's text with the mutant's edit applied; ValueError if the
+    """TARGET's text with the mutant's edit applied; ValueError if the
     anchor does not match exactly once or the line count would change."""
     lines = text.split("\n")
     anchor = [code_of(line) for line in mutant.code.split("\n")]
@@ -62,7 +83,8 @@ def mutate(text, mutant):
     hits = [i for i in range(len(lines) - len(anchor) + 1)
             if [code_of(line) for line in lines[i:i + len(anchor)]] == anchor]
     if len(hits) != 1:
-        raise ValueError(f"{mutant.name}: its code matches {len(hits)} times in mailbox.hpp, must match once: "
+        raise ValueError(f"{mutant.name}: its code matches {len(hits)} times in {os.path.basename(TARGET)}, "
+                         f"must match once: "
                          f"{mutant.code!r}")
     for k, new in enumerate(replacement):
         old = lines[hits[0] + k]
@@ -74,16 +96,15 @@ def mutate(text, mutant):
 
 def build(mutant, scratch, config):
     shutil.rmtree(scratch, ignore_errors=True)
-    shutil.copytree(os.path.join(COURSE, "mailbox"), os.path.join(scratch, "mailbox"))
+    shutil.copytree(os.path.join(COURSE, STRUCTURE), os.path.join(scratch, STRUCTURE))
     with open(MAILBOX, encoding="utf-8") as f:
         text = mutate(f.read(), mutant)
-    with open(os.path.join(scratch, "mailbox", "mailbox.hpp"), "w", encoding="utf-8") as f:
+    if mutant.secret:  # an exercise's answer: no `// MUTANT:` label on the line, in the copy or under a debugger
+        text = "\n".join(re.sub(r"\s*// MUTANT:.*$", "", line) for line in text.split("\n"))
+    with open(os.path.join(scratch, TARGET), "w", encoding="utf-8") as f:
         f.write(text)
-    if mutant.checker == "relacy":
-        binary, source, flags, libs = "course_relacy", "relacy/scenarios.cpp", config["relacy_flags"], []
-    else:
-        binary, source, flags, libs = "course_properties", "property/properties.cpp", config["property_flags"], \
-            config["property_libs"]
+    binary, source = CHECKERS[mutant.checker]
+    flags, libs = config[mutant.checker + "_flags"], config.get(mutant.checker + "_libs", [])
     exe = os.path.join(scratch, binary)
     # -I scratch first: <mailbox/mailbox.hpp> is the mutated copy; the rest is the course's own.
     cmd = [config["cxx"], *flags, "-I", scratch, "-I", COURSE, os.path.join(COURSE, source), "-o", exe, *libs]
@@ -94,16 +115,16 @@ def build(mutant, scratch, config):
     return exe
 
 
-def control(checker, build, only):
+def control(checker, tree, only):
     """Runs the tree's own, unmutated checker with the same selection: -> (status, note)."""
-    binary = os.path.join(build, "docs", "course", "course_relacy" if checker == "relacy" else "course_properties")
+    binary = os.path.join(tree, CHECKERS[checker][0])
     if not os.path.isfile(binary):
-        return "ERROR", f"{shown(binary)} is not built (docs/course/README.md, Setting up)"
-    sources = [os.path.join(top, f) for d in ("mailbox", "relacy" if checker == "relacy" else "property")
+        return "ERROR", f"{shown(binary)} is not built: build it first"
+    sources = [os.path.join(top, f) for d in (STRUCTURE, os.path.dirname(CHECKERS[checker][1]))
                for top, _, files in os.walk(os.path.join(COURSE, d)) for f in files]
     newer = [f for f in sources if os.path.getmtime(f) > os.path.getmtime(binary)]
     if newer:
-        return "ERROR", f"{shown(binary)} is older than {shown(newer[0])}: rebuild it (docs/course/README.md)"
+        return "ERROR", f"{shown(binary)} is older than {shown(newer[0])}: rebuild it"
     env = dict(os.environ)
     if checker == "property":
         env.setdefault("RC_PARAMS", "seed=1")
@@ -111,12 +132,14 @@ def control(checker, build, only):
                           env=env, timeout=600)
     if done.returncode != 0:
         failed = next((line for line in done.stdout.splitlines() if "** FAILED **" in line), "it fails")
-        return "ERROR", "the unmutated mailbox fails too, so a kill would mean nothing: " + " ".join(failed.split()[:2])
-    return "PASSED", "the control: the unmutated mailbox passes"
+        return "ERROR", f"the unmutated {STRUCTURE} fails too, so a kill would mean nothing: " + \
+            " ".join(failed.split()[:2])
+    return "PASSED", f"the control: the unmutated {STRUCTURE} passes"
 
 
-def run(mutant, exe, only):
-    """-> (status, killed by, report lines, replay command or None)"""
+def run(mutant, exe, only, named):
+    """-> (status, killed by, report lines, replay command or None). `named`:
+    the mutant was asked for by name, so an exercise's answer may be shown."""
     env = dict(os.environ)
     if mutant.checker == "property":
         env.setdefault("RC_PARAMS", "seed=1")  # the same programs every run, so the report can be compared
@@ -146,6 +169,8 @@ def run(mutant, exe, only):
     at = next((i for i, line in enumerate(lines) if line.startswith("---- Relacy report")), None)
     report = [line for line in lines[at + 1:] if line.strip()][:2] if at is not None else lines[-2:]
     replay = next((line.split(": ", 1)[1] for line in lines if line.startswith("---- replay: ")), None)
+    if mutant.secret and not named:  # the search that kills it is an exercise's answer: shown when asked for
+        return "KILLED", "(an exercise: name it to see)", report, None
     return "KILLED", failed[1] if failed else "(crashed)", report, replay
 
 
@@ -154,9 +179,10 @@ def run(mutant, exe, only):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="mutants to run (default: all)")
-    ap.add_argument("--build", default="build/default", help="the course's CMake build tree")
+    ap.add_argument("--build", default="build/default", help="the CMake build tree of the checkers")
     ap.add_argument("--only", action="append", default=[], metavar="SEARCH",
-                    help="relacy mutants: run only this search or scenario (course_relacy's selection); repeatable")
+                    help="relacy mutants: run only this search or scenario (the Relacy program's selection); "
+                         "repeatable")
     ap.add_argument("--list", action="store_true", help="print the mutants and stop")
     ap.add_argument("--check-anchors", action="store_true", help="check that every edit applies, and stop")
     args = ap.parse_args()
@@ -166,8 +192,9 @@ def main():
     chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
 
     if args.list:
+        width = max([22] + [len(m.name) for m in chosen])
         for m in chosen:
-            print(f"{m.name:<22} {m.checker:<9} chapter {m.chapter}")
+            print(f"{m.name:<{width}} {m.checker:<9} chapter {m.chapter}")
         return 0
     if args.check_anchors:
         with open(MAILBOX, encoding="utf-8") as f:
@@ -178,40 +205,45 @@ def main():
             except ValueError as e:
                 print(e)
                 return 1
-        print(f"every edit applies to mailbox.hpp exactly once ({len(chosen)} mutants)")
+        print(f"every edit applies to {os.path.basename(TARGET)} exactly once ({len(chosen)} mutants)")
         return 0
 
-    config_file = os.path.join(args.build, "docs", "course", "course_config.json")
+    tree = tree_dir(args.build)
+    if tree is None:
+        ap.error(f"{args.build} is not a CMake build tree: configure it first")
+    config_file = os.path.join(tree, CONFIG)
     if not os.path.isfile(config_file):
-        ap.error(f"{config_file} not found: configure the course first (docs/course/README.md)")
+        ap.error(f"{config_file} not found: configure the build tree first")
     with open(config_file, encoding="utf-8") as f:
         config = json.load(f)
     rows, replays = [], []
     for checker in sorted({m.checker for m in chosen}, reverse=True):  # relacy first, as in the table
-        status, note = control(checker, args.build, args.only)
+        status, note = control(checker, tree, args.only)
         rows.append(("(unmutated)", checker, status, "-", [note]))
     if any(row[2] != "PASSED" for row in rows):
         chosen = []  # no mutant run means anything
     for m in chosen:
-        scratch = os.path.abspath(os.path.join(args.build, "docs", "course", "mutants", m.name))
+        scratch = os.path.abspath(os.path.join(tree, "mutants", m.name))
         try:
             exe = build(m, scratch, config)
-            status, killer, report, replay = run(m, exe, args.only)
+            status, killer, report, replay = run(m, exe, args.only, m.name in args.names)
         except (ValueError, subprocess.TimeoutExpired) as e:
             status, killer, report, replay = "ERROR", "-", [str(e)], None
         rows.append((m.name, m.checker, status, killer, report))
         if replay:
             replays.append((m.name, replay))
 
-    print(f"{'mutant':<22}  {'checker':<8}  {'status':<8}  {'killed by':<32}  first lines of the report")
-    print(f"{'-' * 22}  {'-' * 8}  {'-' * 8}  {'-' * 32}  {'-' * 40}")
+    # The columns fit the course's names, and widen for longer ones of yours.
+    w1, w4 = max([22] + [len(row[0]) for row in rows]), max([32] + [len(row[3]) for row in rows])
+    print(f"{'mutant':<{w1}}  {'checker':<8}  {'status':<8}  {'killed by':<{w4}}  first lines of the report")
+    print(f"{'-' * w1}  {'-' * 8}  {'-' * 8}  {'-' * w4}  {'-' * 40}")
     for name, checker, status, killer, report in rows:
-        print(f"{name:<22}  {checker:<8}  {status:<8}  {killer:<32}  {report[0] if report else ''}")
+        print(f"{name:<{w1}}  {checker:<8}  {status:<8}  {killer:<{w4}}  {report[0] if report else ''}")
         for more in report[1:]:
-            print(f"{'':<22}  {'':<8}  {'':<8}  {'':<32}  {more}")
+            print(f"{'':<{w1}}  {'':<8}  {'':<8}  {'':<{w4}}  {more}")
     for name, replay in replays:
         print(f"replay {name}: {replay}")
-    print(f"logs: {shown(os.path.join(args.build, 'docs', 'course', 'mutants'))}/NAME/run.log")
+    print(f"logs: {shown(os.path.join(tree, 'mutants'))}/NAME/run.log")
     return 0 if all(row[2] in ("KILLED", "PASSED") for row in rows) else 1
 
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The course's Relacy runner: the searches a scenario gets, and the command
 // line of course_relacy (docs/course/03-first-scenario.md, "Running it").
+// Nothing in it names the mailbox or the course's namespace, so the starter
+// kit (docs/course/kit) gives a structure of one's own this same file.
 //
 // A blocking scenario (a thread waits, another thread's event must wake it)
 // gets four searches, the same four bcast gives each of its own
@@ -115,6 +117,15 @@ struct report_buffer : std::streambuf {
 //   [8] 0: cond_var: notify one ..., in mailbox::store mailbox.hpp(81)
 // (object addresses change from run to run; the line number says which field
 // it was). Events Relacy raises from its own code keep no location.
+// "course::relacy::" here: read from this function's own name, so that the
+// runner holds no namespace but the one it is declared in.
+inline std::string own_namespace() {
+    const std::string f = std::source_location::current().function_name(); // "std::string NS::relacy::own_namespace()"
+    const std::size_t end = f.find("own_namespace(");
+    const std::size_t begin = f.rfind(' ', end) + 1; // after the return type
+    return f.substr(begin, end - begin);
+}
+
 inline std::string short_function(std::string f) {
     f = f.substr(0, f.find(" [with "));
     f = f.substr(0, f.find('('));
@@ -126,8 +137,15 @@ inline std::string short_function(std::string f) {
         else if (c == '>') --depth;
         else if (depth == 0) out += c;
     }
-    for (const char* ns : {"course::relacy::", "course::"})
-        if (out.rfind(ns, 0) == 0) out = out.substr(std::strlen(ns));
+    // The namespaces this runner is compiled in ("course::relacy::", then
+    // "course::", in the course): the code under test and the scenarios live
+    // there, so whatever a structure's namespace is, its names come out short.
+    std::string prefix = own_namespace();
+    while (!prefix.empty()) {
+        if (out.rfind(prefix, 0) == 0) return out.substr(prefix.size());
+        const std::size_t outer = prefix.rfind("::", prefix.size() - 3); // "course::relacy::" -> "course::"
+        prefix = outer == std::string::npos ? "" : prefix.substr(0, outer + 2);
+    }
     return out;
 }
 
@@ -156,12 +174,13 @@ void add_search(std::vector<search>& searches, const std::string& name, rl::sche
                         &run_search<S, rl::sched_full>, &run_search<S, rl::sched_bound>, nullptr, S::description});
 }
 
-constexpr const char* usage = R"(usage: course_relacy [--list] [--raw] [--history] [--replay=STATE]
+// %s: the program's name (course_relacy in the course).
+constexpr const char* usage = R"(usage: %s [--list] [--raw] [--history] [--replay=STATE]
                      [--scheduler=full|bound] [--bound=N] [NAME ...]
 
-Runs the course's Relacy searches (docs/course/relacy/scenarios.cpp), all of them or
-those NAME selects: a search's full name (take_blocked_vs_put/full), or a scenario's
-name, which selects all its searches (take_blocked_vs_put: /full, /random, +close,
+Runs the Relacy searches its relacy/scenarios.cpp registers, all of them or
+those NAME selects: a search's full name (SCENARIO/full), or a scenario's
+name, which selects all its searches (SCENARIO: /full, /random, +close,
 +until). Prints one line per search; a failing search prints Relacy's report, the
 replay state and the command that replays it, and ends the run.
 
@@ -201,6 +220,7 @@ inline void override_scheduler(std::vector<search>& searches, rl::scheduler_type
 }
 
 inline int run_main(int argc, char** argv, std::vector<search> searches) {
+    const char* program = std::strrchr(argv[0], '/') ? std::strrchr(argv[0], '/') + 1 : argv[0]; // for messages
     bool list = false, raw = false, history = false;
     std::string replay, scheduler_arg, bound_arg;
     std::vector<std::string> names;
@@ -212,8 +232,9 @@ inline int run_main(int argc, char** argv, std::vector<search> searches) {
         else if (arg.rfind("--replay=", 0) == 0) replay = arg.substr(9);
         else if (arg.rfind("--scheduler=", 0) == 0) scheduler_arg = arg.substr(12);
         else if (arg.rfind("--bound=", 0) == 0) bound_arg = arg.substr(8);
-        else if (arg == "--help") return std::fputs(usage, stdout), 0;
-        else if (arg.rfind("-", 0) == 0) return std::fprintf(stderr, "course_relacy: unknown option %s\n\n%s", arg.c_str(), usage), 2;
+        else if (arg == "--help") return std::printf(usage, program), 0;
+        else if (arg.rfind("-", 0) == 0)
+            return std::fprintf(stderr, "%s: unknown option %s\n\n", program, arg.c_str()), std::fprintf(stderr, usage, program), 2;
         else names.push_back(arg);
     }
     std::string override_args; // repeated in the replay command, which must run the search the same way
@@ -222,7 +243,8 @@ inline int run_main(int argc, char** argv, std::vector<search> searches) {
         const bool digits = !bound_arg.empty() && bound_arg.find_first_not_of("0123456789") == std::string::npos;
         if ((scheduler_arg != "full" && scheduler_arg != "bound") || (!bound_arg.empty() && !digits) ||
             (scheduler_arg == "full" && !bound_arg.empty()))
-            return std::fprintf(stderr, "course_relacy: --scheduler=full, or --scheduler=bound with --bound=N (N >= 0)\n\n%s", usage), 2;
+            return std::fprintf(stderr, "%s: --scheduler=full, or --scheduler=bound with --bound=N (N >= 0)\n\n", program),
+                   std::fprintf(stderr, usage, program), 2;
         const unsigned bound = bound_arg.empty() ? 2 : unsigned(std::stoul(bound_arg));
         override_scheduler(searches, scheduler_arg == "full" ? rl::sched_full : rl::sched_bound, bound);
         override_args = "--scheduler=" + scheduler_arg + (scheduler_arg == "bound" ? " --bound=" + std::to_string(bound) : "") + " ";
@@ -286,7 +308,7 @@ inline int run_main(int argc, char** argv, std::vector<search> searches) {
             return 1;
         }
     }
-    if (matched == 0) return std::fprintf(stderr, "course_relacy: no search is named that (see --list)\n"), 1;
+    if (matched == 0) return std::fprintf(stderr, "%s: no search is named that (see --list)\n", program), 1;
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""Runs the commands of the course's pages (docs/course/*.md) and checks that
+"""Runs the commands of the course's pages (docs/course/*.md, and the
+exercises' solutions, docs/course/solutions/*.md) and checks that
 they print what the pages show (the ctests course.commands, course.walkthrough
 and course.all_commands; docs/course/CMakeLists.txt).
 
@@ -11,6 +12,10 @@ trailing comment says otherwise:
   # placeholder: ...  never run (it names something of yours)
   # needs: ...        never run (it needs something the tests do not set up)
   # ... exits N ...   must exit with status N (default 0)
+A line runs as a reader's bash runs it, without pipefail: the status it must
+have is the shell's, the last stage's for a pipeline (so a page cannot say
+`exits 1` of a pipeline that ends in grep). A pipeline whose earlier stage
+fails is a problem too: the page's command would hide that failure.
 A line that configures or builds a tree (cmake --preset, cmake --build) is
 never run: the tree under test exists. A line whose program (gdb, say) is not
 installed is skipped with a note, and so is a gdb line where gdb may not trace
@@ -46,6 +51,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 NEVER = re.compile(r"#\s*(placeholder|needs)\b")
 SLOW = re.compile(r"#\s*slow\b")
 EXITS = re.compile(r"#.*\bexits (\d+)")
+STAGES = "__course_pipeline_stages"  # the marker of the line that reports a pipeline's statuses
 BUILDS_A_TREE = re.compile(r"^\s*(cmake\s+(-S|--preset|--build|--install)|ctest\s+--preset)")
 
 
@@ -160,7 +166,9 @@ def main():
     if build.startswith(".."):
         build = os.path.abspath(args.build)
     problems, ran, skipped = [], 0, 0
-    for page in sorted(glob.glob(os.path.join(REPO, "docs", "course", "*.md"))):
+    pages = glob.glob(os.path.join(REPO, "docs", "course", "*.md")) + \
+        glob.glob(os.path.join(REPO, "docs", "course", "solutions", "*.md"))  # the exercises' solutions
+    for page in sorted(pages):
         rel = os.path.relpath(page, REPO)
         problems += python_quotes(page, rel)
         for commands, expected in blocks(page):
@@ -181,7 +189,10 @@ def main():
                 mapped = map_build(command, build)
                 print(f"run: {where}: {mapped.splitlines()[0]}", flush=True)
                 try:
-                    done = subprocess.run(["bash", "-c", "set -o pipefail; " + mapped], cwd=REPO, text=True,
+                    # The last pipeline's stages, on a line of their own; the shell's own status after it.
+                    script = mapped + '\n__stages=("${PIPESTATUS[@]}"); printf "\\n%s %s\\n" ' + \
+                        STAGES + ' "${__stages[*]}"; exit "${__stages[-1]}"'
+                    done = subprocess.run(["bash", "-c", script], cwd=REPO, text=True,
                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=args.timeout)
                 except subprocess.TimeoutExpired:
                     problems.append(f"{where}: ran past {args.timeout} s: {first}")
@@ -192,6 +203,13 @@ def main():
                     print(f"not run (gdb cannot trace processes here): {where}: {first}")
                     continue
                 ran += 1
+                stages = re.findall(r"^" + STAGES + r" ([\d ]+)$", done.stdout, re.M)
+                stages = [int(x) for x in stages[-1].split()] if stages else []
+                done.stdout = re.sub(r"\n?^" + STAGES + r" [\d ]*\n?", "", done.stdout, flags=re.M)
+                if any(stages[:-1]):
+                    problems.append(f"{where}: a stage of the pipeline fails (statuses {stages}), which its "
+                                    f"last stage hides: {first}")
+                    continue
                 want_status = int(EXITS.search(command).group(1)) if EXITS.search(command) else 0
                 tail = "\n      ".join(done.stdout.strip().splitlines()[-12:])
                 if done.returncode != want_status:

@@ -5,10 +5,11 @@ assembly (-O2) and compares every template_* function with its hand_* twin,
 instruction by instruction (local label names aside). Prints one line per
 pair; exit status 1 if one pair differs (with the difference).
 
-  compare_asm.py [--cxx COMPILER] [--model NAME] [FLAG ...]
+  compare_asm.py [--cxx COMPILER] [--model NAME] [--summary] [FLAG ...]
 
 --model std_atomic_model compares the atomic build instead (exercise 6):
 then the pairs differ, and the line says how many full barriers each has.
+--summary prints those lines without the instructions that differ.
 """
 import argparse
 import difflib
@@ -48,6 +49,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cxx", default=os.environ.get("CXX", "c++"))
     ap.add_argument("--model", default="std_model", help="the Model of the templated build (std_model.hpp)")
+    ap.add_argument("--summary", action="store_true", help="one line per pair, without the differing instructions")
     ap.add_argument("flags", nargs="*", help="extra compiler flags")
     args = ap.parse_args()
     version = subprocess.run([args.cxx, "--version"], capture_output=True, text=True).stdout
@@ -74,7 +76,9 @@ def main():
             differ += 1
             print(f"  {call:<9} DIFFERENT: {len(hand)} and {len(templated)} instructions; full barriers "
                   f"(xchg, lock-prefixed, mfence): hand {barriers(hand)}, template {barriers(templated)}")
-            print("\n".join("    " + d for d in difflib.unified_diff(hand, templated, "hand", "template", lineterm="")))
+            if not args.summary:
+                print("\n".join("    " + d for d in difflib.unified_diff(hand, templated, "hand", "template",
+                                                                       lineterm="")))
     return 1 if differ else 0
 
 

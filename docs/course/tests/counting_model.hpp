@@ -5,7 +5,10 @@
 // the right members will do, and the mailbox's code does not change.
 #pragma once
 
+#include <mailbox/mailbox.hpp>
 #include <mailbox/std_model.hpp>
+
+#include "check.hpp"
 
 #include <condition_variable>
 #include <mutex>
@@ -57,5 +60,23 @@ struct counting_model {
     template <class U>
     using var = plain_var<U>;
 };
+
+// The exercise's answers, as checks: what each call does with the primitives,
+// counted. `course_spec_tests --exercise-2` runs them, and only then, so that
+// chapter 1's run of course_spec_tests does not print them before the exercise.
+inline void counting_examples() {
+    mailbox<counting_model> box;
+    counted = {};
+    box.try_put(1);
+    expect(counted.locks == 1 && counted.notify_ones == 1 && counted.waits == 0, "MB-7",
+           "try_put on an empty mailbox: one lock, one notify_one (for a waiting take), no wait");
+    counted = {};
+    box.try_put(2);
+    expect(counted.locks == 1 && counted.notify_ones == 0, "MB-2", "try_put on a full mailbox: one lock, no notify");
+    counted = {};
+    box.close();
+    expect(counted.locks == 1 && counted.notify_alls == 2 && counted.notify_ones == 0, "MB-7",
+           "close: one lock, notify_all on both condition variables");
+}
 
 } // namespace course
