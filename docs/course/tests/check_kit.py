@@ -60,6 +60,26 @@ def one_structure(work, name, ns, close, cxx):
     run(configure, work)
     run(["cmake", "--build", os.path.join(folder, "build"), "-j2"], work)
 
+    # Every rule ID the generated files cite is a rule of the generated RULES.md (the inline
+    # close markers of a rule that goes on over two lines once swallowed rule 4).
+    with open(os.path.join(folder, "RULES.md"), encoding="utf-8") as f:
+        rules = set(re.findall(r"^- \*\*([A-Z]+-\d+)\*\*", f.read(), re.M))
+    cited = set()
+    for root, _, files in os.walk(folder):
+        if os.path.basename(root) == "build" or "/build/" in root + "/":
+            continue
+        for file in files:
+            if file.endswith((".hpp", ".cpp", ".py")):
+                with open(os.path.join(root, file), encoding="utf-8") as f:
+                    cited |= set(re.findall(r"\b" + re.escape(name.upper()) + r"-\d+\b", f.read()))
+    check(cited and cited <= rules, f"{name}: every rule the code cites is in RULES.md ({sorted(cited)} of {sorted(rules)})")
+    if not close:
+        with open(os.path.join(folder, "mutants", "mutants.py"), encoding="utf-8") as f:
+            mutants_text = f.read()
+        with open(os.path.join(folder, "relacy", "scenarios.cpp"), encoding="utf-8") as f:
+            scenarios_text = f.read()
+        check("close" not in mutants_text + scenarios_text, f"{name}: no close in the scenario and mutant of a structure without one")
+
     examples = run([os.path.join(folder, "build", f"{name}_spec_tests")], folder)
     check("every example holds" in examples and "FAIL" not in examples, f"{name}: every rule's example holds")
 
