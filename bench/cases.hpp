@@ -102,6 +102,24 @@ struct fanout_result {
     std::uint64_t delivered; // messages received, summed over receivers
 };
 
+// The timed part of every fan-out: the clocks start just before this last
+// arrival at `start` releases the threads, stop when all are joined, and every
+// receiver must have counted every message.
+inline fanout_result timed_fanout(std::barrier<>& start, std::vector<std::thread>& threads,
+                                  const std::vector<std::uint64_t>& received, std::uint64_t messages) {
+    const double cpu_before = process_cpu_seconds();
+    const auto wall_before = std::chrono::steady_clock::now();
+    start.arrive_and_wait();
+    for (auto& thread : threads) thread.join();
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_before;
+    const double cpu = process_cpu_seconds() - cpu_before;
+
+    std::uint64_t delivered = 0;
+    for (std::uint64_t count : received) delivered += count;
+    if (delivered != messages * received.size()) fail("fan-out: a receiver missed messages");
+    return {wall.count(), cpu, delivered};
+}
+
 // One sender thread broadcasts 0..messages-1 with the blocking call (it waits
 // while the channel is full: nothing is lost), then drops the only sender,
 // which closes the channel; each receiver thread drains it in order. Timed from
@@ -142,18 +160,7 @@ fanout_result run_fanout(std::size_t receiver_count, std::size_t capacity, std::
         auto closing = std::move(sender); // the last sender going away closes the channel
     });
 
-    // Clocks start just before this last arrival releases the others.
-    const double cpu_before = process_cpu_seconds();
-    const auto wall_before = std::chrono::steady_clock::now();
-    start.arrive_and_wait();
-    for (auto& thread : threads) thread.join();
-    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_before;
-    const double cpu = process_cpu_seconds() - cpu_before;
-
-    std::uint64_t delivered = 0;
-    for (std::uint64_t count : received) delivered += count;
-    if (delivered != messages * receiver_count) fail("fan-out: a receiver missed messages");
-    return {wall.count(), cpu, delivered};
+    return timed_fanout(start, threads, received, messages);
 }
 
 // glibc 2.36 skips the atomic instructions of pthread_mutex_lock/unlock while

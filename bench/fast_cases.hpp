@@ -122,24 +122,6 @@ private:
     std::vector<int> cpus_;
 };
 
-// The timed part of every fan-out: the clocks start just before this last
-// arrival at `start` releases the threads, stop when all are joined, and every
-// receiver must have counted every message.
-inline fanout_result timed_fanout(std::barrier<>& start, std::vector<std::thread>& threads,
-                                  const std::vector<std::uint64_t>& received, std::uint64_t messages) {
-    const double cpu_before = process_cpu_seconds();
-    const auto wall_before = std::chrono::steady_clock::now();
-    start.arrive_and_wait();
-    for (auto& thread : threads) thread.join();
-    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_before;
-    const double cpu = process_cpu_seconds() - cpu_before;
-
-    std::uint64_t delivered = 0;
-    for (std::uint64_t count : received) delivered += count;
-    if (delivered != messages * received.size()) fail("fan-out: a receiver missed messages");
-    return {wall.count(), cpu, delivered};
-}
-
 // The fan-out of cases.hpp over any channel with bcast's handle API.
 template <class Sender, class Receiver>
 fanout_result run_fanout_on(std::pair<Sender, Receiver> ends, std::size_t receiver_count, std::uint64_t messages,
