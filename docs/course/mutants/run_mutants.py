@@ -15,12 +15,18 @@ checker against the copy, run it, and read the verdict:
   ERROR     the edit does not apply, or the mutant does not build
 
   run_mutants.py [--build DIR] [--only SEARCH]... [NAME ...]
+  run_mutants.py [--build DIR] --program SOURCE NAME
   run_mutants.py --list | --check-anchors
 
 --build is the CMake build tree of the course (default build/default): the
 compiler and flags come from its docs/course/course_config.json, and the
 scratch folders go to DIR/docs/course/mutants/NAME (with run.log, the
 checker's whole output). Exit status 0 when every mutant run was KILLED.
+A secret mutant's copy (an exercise's answer) is not left there: it is built
+from a temporary copy, deleted once compiled, whose paths the debug info maps
+to the unmodified file, so a debugger shows its line numbers, not its text.
+--program builds a program of yours against one mutant (a shrunk program to
+step through, chapter 5), into the same folder.
 
 Nothing here names the mailbox: mutants.py says which file the mutants edit,
 which programs check it and the name of the build's config file, and the
@@ -35,6 +41,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COURSE = os.path.dirname(HERE)  # docs/course: the folder of the structure and its checks
@@ -94,21 +101,41 @@ def mutate(text, mutant):
 
 # ---- building and running a checker --------------------------------------------
 
-def build(mutant, scratch, config):
-    shutil.rmtree(scratch, ignore_errors=True)
-    shutil.copytree(os.path.join(COURSE, STRUCTURE), os.path.join(scratch, STRUCTURE))
-    with open(MAILBOX, encoding="utf-8") as f:
-        text = mutate(f.read(), mutant)
-    if mutant.secret:  # an exercise's answer: no `// MUTANT:` label on the line, in the copy or under a debugger
-        text = "\n".join(re.sub(r"\s*// MUTANT:.*$", "", line) for line in text.split("\n"))
-    with open(os.path.join(scratch, TARGET), "w", encoding="utf-8") as f:
-        f.write(text)
-    binary, source = CHECKERS[mutant.checker]
-    flags, libs = config[mutant.checker + "_flags"], config.get(mutant.checker + "_libs", [])
-    exe = os.path.join(scratch, binary)
-    # -I scratch first: <mailbox/mailbox.hpp> is the mutated copy; the rest is the course's own.
-    cmd = [config["cxx"], *flags, "-I", scratch, "-I", COURSE, os.path.join(COURSE, source), "-o", exe, *libs]
-    done = subprocess.run(cmd, capture_output=True, text=True)
+def build(mutant, scratch, config, program=None):
+    """Builds the mutant's checker (or `program`, a source of yours, at -O0 -g)
+    into `scratch` against a copy of the structure with the mutant's edit."""
+    if program is None:
+        shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch, exist_ok=True)
+    # A secret mutant (an exercise's answer) is copied to a temporary folder that lives only while it
+    # compiles, and its debug info and __FILE__ name the course's own file: a debugger shows the line
+    # numbers of the mutated code (every mutant keeps them) but not its text, and the build tree holds none.
+    copies = tempfile.mkdtemp(prefix="mutant-") if mutant.secret else scratch
+    try:
+        shutil.rmtree(os.path.join(copies, STRUCTURE), ignore_errors=True)
+        shutil.copytree(os.path.join(COURSE, STRUCTURE), os.path.join(copies, STRUCTURE))
+        with open(MAILBOX, encoding="utf-8") as f:
+            text = mutate(f.read(), mutant)
+        if mutant.secret:  # no `// MUTANT:` label on the line either
+            text = "\n".join(re.sub(r"\s*// MUTANT:.*$", "", line) for line in text.split("\n"))
+        with open(os.path.join(copies, TARGET), "w", encoding="utf-8") as f:
+            f.write(text)
+        if program is None:
+            binary, source = CHECKERS[mutant.checker]
+            source = os.path.join(COURSE, source)
+            flags, libs = config[mutant.checker + "_flags"], config.get(mutant.checker + "_libs", [])
+        else:
+            binary, source = os.path.splitext(os.path.basename(program))[0], os.path.abspath(program)
+            flags, libs = ["-std=c++20", "-O0", "-g"], ["-pthread"]
+        hide = ["-ffile-prefix-map=" + os.path.join(copies, STRUCTURE) + "=" + os.path.join(COURSE, STRUCTURE)] \
+            if mutant.secret else []
+        exe = os.path.join(scratch, binary)
+        # -I the copy first: <mailbox/mailbox.hpp> is the mutated copy; the rest is the course's own.
+        cmd = [config["cxx"], *flags, *hide, "-I", copies, "-I", COURSE, source, "-o", exe, *libs]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+    finally:
+        if mutant.secret:
+            shutil.rmtree(copies, ignore_errors=True)
     if done.returncode != 0:
         errors = [line for line in done.stderr.splitlines() if "error" in line]
         raise ValueError(f"{mutant.name} does not build: " + (errors[0] if errors else done.stderr[-300:]))
@@ -183,6 +210,9 @@ def main():
     ap.add_argument("--only", action="append", default=[], metavar="SEARCH",
                     help="relacy mutants: run only this search or scenario (the Relacy program's selection); "
                          "repeatable")
+    ap.add_argument("--program", metavar="SOURCE",
+                    help="build SOURCE (a program of yours, such as a copy of tests/shrunk_program.cpp) against the "
+                         "one mutant named, at -O0 -g for a debugger, into its folder; nothing is run")
     ap.add_argument("--list", action="store_true", help="print the mutants and stop")
     ap.add_argument("--check-anchors", action="store_true", help="check that every edit applies, and stop")
     args = ap.parse_args()
@@ -216,6 +246,16 @@ def main():
         ap.error(f"{config_file} not found: configure the build tree first")
     with open(config_file, encoding="utf-8") as f:
         config = json.load(f)
+    if args.program:
+        if len(chosen) != 1 or not args.names:
+            ap.error("--program builds against one mutant: name it")
+        try:
+            exe = build(chosen[0], os.path.abspath(os.path.join(tree, "mutants", chosen[0].name)), config, args.program)
+        except ValueError as e:
+            print(e)
+            return 1
+        print(f"built {shown(exe)} against {chosen[0].name}")
+        return 0
     rows, replays = [], []
     for checker in sorted({m.checker for m in chosen}, reverse=True):  # relacy first, as in the table
         status, note = control(checker, tree, args.only)
