@@ -370,20 +370,20 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
             const std::size_t len = ring.size();
             const std::size_t capacity = inspector::capacity(*channel);
             const std::size_t receivers = inspector::active_receivers(*channel);
-            RL_ASSERT(capacity >= 1 && len <= capacity && capacity <= ring.slot_count());
-            RL_ASSERT(receivers != 0 || len == 0); // no active receiver: nothing queued
-            RL_ASSERT(live_messages >= int(len));  // every queued message is a live object
-            std::size_t previous = 1;              // pending readers: >= 1, non-decreasing
+            RL_ASSERT(capacity >= 1 && len <= capacity && capacity <= ring.slot_count()); // I1 (docs/design.md)
+            RL_ASSERT(receivers != 0 || len == 0);                                        // I3: no active receiver, nothing queued
+            RL_ASSERT(live_messages >= int(len));                                         // every queued message is a live object
+            std::size_t previous = 1;                                                     // I2: pending readers >= 1, non-decreasing
             for (std::size_t i = 0; i < len; ++i) {
                 const std::size_t readers = ring.pending_readers(i);
                 RL_ASSERT(previous <= readers && readers <= receivers);
                 previous = readers;
             }
             const std::uint64_t head = inspector::head_position(*channel);
-            RL_ASSERT(head >= last_head); // head position only grows
+            RL_ASSERT(head >= last_head); // I5: head position only grows
             last_head = head;
             const bool closed = inspector::closed(*channel);
-            RL_ASSERT(closed || !seen_closed); // closing is permanent
+            RL_ASSERT(closed || !seen_closed); // I5: closing is permanent
             seen_closed = closed;
             RL_ASSERT(inspector::counted_waiting_threads(*channel) <= std::size_t(threads_waiting)); // counted waiters really wait
             // Async waiters (R-ASYNC-2): every critical section settles the

@@ -636,12 +636,12 @@ private:
     void check_invariants() const noexcept {
 #if BCAST_DEBUG_CHECKS
         const std::size_t len = ring_.size();
-        BCAST_ASSERT(len <= capacity_.get() && capacity_.get() <= ring_.slot_count());
-        BCAST_ASSERT(receiver_count_.get() != 0 || len == 0);
+        BCAST_ASSERT(len <= capacity_.get() && capacity_.get() <= ring_.slot_count()); // I1 (docs/design.md)
+        BCAST_ASSERT(receiver_count_.get() != 0 || len == 0);                             // I3
         std::size_t previous = 1;
         for (std::size_t index = 0; index < len; ++index) {
             const std::size_t readers = ring_.pending_readers(index);
-            BCAST_ASSERT(previous <= readers && readers <= receiver_count_.get());
+            BCAST_ASSERT(previous <= readers && readers <= receiver_count_.get()); // I2 (with I4: no count is 0)
             previous = readers;
         }
 #endif
