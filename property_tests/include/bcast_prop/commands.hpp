@@ -110,8 +110,8 @@ namespace detail {
 // Every command that is an operation of the table acts on the kind of handle its row says.
 constexpr bool targets_are_the_tables() {
     for (std::size_t i = 0; i < op_count; ++i) {
-        const spec::operation* row = spec::find_operation(op_names[i]);
-        if (row != nullptr && row->acts_on != op_targets[i]) return false;
+        const std::size_t row = spec::operation_index(op_names[i]);
+        if (row < spec::operation_count && spec::operations[row].acts_on != op_targets[i]) return false;
     }
     return true;
 }

@@ -155,11 +155,18 @@ constexpr const operation* find_operation(call_kind kind) {
 }
 constexpr const operation& operation_of(call_kind kind) { return operations[static_cast<std::size_t>(kind)]; }
 
+// The index of the row named `name`, or operation_count. (An index, not a
+// pointer, for compile-time checks: GCC 12 with -fsanitize=undefined cannot
+// compare a pointer into the table with nullptr in a constant expression.)
+constexpr std::size_t operation_index(std::string_view name) {
+    for (std::size_t i = 0; i < operation_count; ++i)
+        if (operations[i].name == name) return i;
+    return operation_count;
+}
 // The row named `name`, or nullptr.
 constexpr const operation* find_operation(std::string_view name) {
-    for (const operation& op : operations)
-        if (op.name == name) return &op;
-    return nullptr;
+    const std::size_t i = operation_index(name);
+    return i < operation_count ? &operations[i] : nullptr;
 }
 
 // The questions consumers ask, each answered by the table alone.
