@@ -81,7 +81,11 @@ def main():
         print(done.stdout.strip())
         if done.returncode != 0:
             problems.append(f"{' '.join(step[1:])}: exit status {done.returncode}: {done.stderr.strip()[-300:]}")
-    found = holders(args.build, wanted)
+    # The course's part of the tree, where the runner builds its mutants: the whole tree also
+    # holds source copies of the repository (the package tests' FetchContent checkout), whose
+    # solutions page rightly holds the answer.
+    searched = os.path.join(args.build, "docs", "course")
+    found = holders(searched, wanted)
     problems += [f"{path} holds the mystery mutant's code" for path in found]
     program = os.path.join(args.build, "docs", "course", "mutants", "mystery", "shrunk_program")
     if os.path.isfile(program):
@@ -95,7 +99,7 @@ def main():
         problems.append(f"{program} was not built")
     for problem in problems:
         print("FAIL " + problem)
-    print(f"searched {args.build} for the mystery's code: "
+    print(f"searched {searched} for the mystery's code: "
           f"{'found' if found else 'not found'}; problems: {len(problems)}")
     return 1 if problems else 0
 
