@@ -68,8 +68,8 @@ struct divergence {
 
 inline const std::vector<divergence>& divergences() {
     static const std::vector<divergence> table = {
-        {"R-CAP-2", "divergence", "trace", "`set_capacity(0)` is accepted: the queue is emptied, then a send waits forever (overflow off) or the queue grows without bound (overflow on)",
-         "throws `std::invalid_argument` and changes nothing", "a capacity of 0 has no meaning a user could want; upstream's own PR #23 calls the hang a bug",
+        {"R-CAP-2", "divergence", "trace", "`set_capacity(0)` is accepted: the queue is emptied, then a send waits until close (overflow off) or the queue grows without bound (overflow on)",
+         "throws `std::invalid_argument` and changes nothing", "a capacity of 0 has no meaning a user could want; upstream's PR #23 (closed unmerged) says it fixes the infinite loop in `send` after `set_capacity(0)`",
          [](const trace_context&, const step& e, const json& actual) {
              return e.op->name == "set_capacity" && e.arg.as_int() == 0 && actual == ok();
          }},
@@ -89,9 +89,9 @@ inline const std::vector<divergence>& divergences() {
          "wakes every sender waiting on a full channel", "its answer may have changed (R-WAKE-1); upstream's sender waits until some other event",
          nullptr},
         {"R-OVF-4", "divergence", "reproducer", "turning overflow on wakes no sender waiting on a full channel; once overflow is on, receives wake no sender either",
-         "wakes every sender waiting on a full channel; it then evicts the oldest message", "the same (R-WAKE-1); upstream's sender is stranded until close",
+         "wakes every sender waiting on a full channel; it then evicts the oldest message", "the same (R-WAKE-1); in the reproducer upstream's sender waits until close (a later successful send with room left, or a 0-to-1 activate, would also wake one)",
          nullptr},
-        {"R-LIFE-6", "divergence", "reproducer", "`new_receiver` (and a receiver's copy) taking the active count from 0 to 1 wakes no sender waiting for an active receiver; only `activate` does",
+        {"R-LIFE-6", "divergence", "reproducer", "`Sender::new_receiver` taking the active count from 0 to 1 wakes no sender waiting for an active receiver; `activate_cloned` (and `activate`, which calls it) wakes one (`notify(1)`), so with overflow on and capacity 1 the second of two waiting senders is left waiting",
          "wakes them whichever way the first active receiver appears", "the same (R-WAKE-1)", nullptr},
         {"R-LIFE-5", "divergence", "history", "`InactiveReceiver::activate` is two critical sections: `activate_cloned` adds the active receiver, then the consumed inactive receiver's drop removes it; a call between them sees both",
          "one step: the inactive receiver becomes the active one", "a recorded history is checked with each `activate` as those two calls (history_check.hpp); a history linearizable so is documented",
