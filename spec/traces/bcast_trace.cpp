@@ -11,10 +11,11 @@
 //                      JSON Lines, one operation a line: what a driver in another
 //                      language is checked against
 //   bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C]
-//                      [--stall-ms M] [--contention] [--channel reference|fast]
+//                      [--stall-ms M] [--contention] [--channel FAMILY]
 //                      [-o FILE] [--svg FILE] [--first N]
-//                      records N concurrent histories on bcast's channel (or
-//                      bcast::fast, checked under its profile P-FAST) and checks
+//                      records N concurrent histories on a registered family
+//                      (reference = std_primitives, the default; fast is checked
+//                      under its profile P-FAST) and checks
 //                      each; on a failure, minimises it, reports it and draws it
 //   bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--minimise-with CMD]
 //                      checks recorded histories (any implementation's); with
@@ -39,10 +40,10 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
-#include <bcast/spec/channel_adapter.hpp>
-#include <bcast/spec/fast_channel_adapter.hpp>
+#include <bcast/spec/families.hpp>
 #include <bcast/trace/check.hpp>
 #include <bcast/trace/format.hpp>
 #include <bcast/trace/history.hpp>
@@ -67,7 +68,7 @@ constexpr const char* usage_text =
     "  bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']\n"
     "  bcast-trace divergences [--check FILE]\n"
     "  bcast-trace operations\n"
-    "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [--channel reference|fast] [-o FILE] [--svg FILE] [--first N]\n"
+    "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [--channel reference|FAMILY] [-o FILE] [--svg FILE] [--first N]\n"
     "  bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--minimise-with CMD]\n"
     "docs/traces.md describes the format and each command.\n";
 
@@ -313,10 +314,9 @@ void write_text(const std::string& path, const std::string& text) {
     out << text;
 }
 
-// What `record --channel` names: the reference channel, or bcast::fast (its
-// histories name its profile, P-FAST, which the checker then allows).
-using reference_channel = bcast::spec::channel_adapter<int>;
-using fast_channel = bcast::spec::fast_channel_adapter<int>;
+// What `record --channel` names: a family of the registry (bcast/spec/families.hpp)
+// by its name, or `reference` for std_primitives; bcast::fast's histories name its
+// profile, P-FAST, which the checker then allows.
 
 struct record_request {
     std::uint64_t count = 100, first = 0, parallel = 4;
@@ -356,9 +356,8 @@ int record_command(const std::vector<std::string>& args) {
             if (i + 1 >= args.size()) throw usage_error("--svg needs a file");
             svg_path = args[++i];
         } else if (args[i] == "--channel") {
-            if (i + 1 >= args.size()) throw usage_error("--channel needs reference or fast");
+            if (i + 1 >= args.size()) throw usage_error("--channel needs a family name");
             request.channel = args[++i];
-            if (request.channel != "reference" && request.channel != "fast") throw usage_error("--channel must be reference or fast");
         } else throw usage_error("record: unknown option " + args[i]);
     }
     if (options.min_threads < 1 || options.max_threads < options.min_threads || options.max_threads > 8)
@@ -366,11 +365,20 @@ int record_command(const std::vector<std::string>& args) {
     if (options.calls < 1 || options.calls > 50) throw usage_error("--calls must be 1..50 (a history holds at most 256 calls)");
     if (options.stall.count() < 2) throw usage_error("--stall-ms must be at least 2");
     if (parallel < 1 || parallel > 64) throw usage_error("--parallel must be 1..64");
-    if (request.channel == "fast") {
-        options.implementation = "bcast::fast";
-        return record_histories<fast_channel>(options, request);
+    std::optional<int> status;
+    spec::registered_families::for_each([&]<class Family>() {
+        const bool reference = std::is_same_v<Family, spec::std_plain_family>;
+        if (status || (request.channel != Family::name && !(reference && request.channel == "reference"))) return;
+        if (!reference) options.implementation = "bcast " + std::string(Family::name);
+        if (std::is_same_v<Family, spec::fast_family>) options.implementation = "bcast::fast";
+        status = record_histories<typename Family::template channel<int>>(options, request);
+    });
+    if (!status) {
+        std::string names = "reference";
+        spec::registered_families::for_each([&]<class Family>() { names += ", " + std::string(Family::name); });
+        throw usage_error("--channel must be one of: " + names);
     }
-    return record_histories<reference_channel>(options, request);
+    return *status;
 }
 
 // Records request.count histories on Impl, checks each, and on the first
@@ -453,7 +461,7 @@ int record_histories(const record_options& options, const record_request& reques
         std::cout << "minimised: " << small.threads << " threads, at most " << small_options.calls << " calls each, "
                   << small.calls.size() << " calls in all (bcast-trace record --seed " << options.seed << " --first " << id
                   << " --histories 1 --threads " << small.threads << " --calls " << small_options.calls
-                  << (options.contention_only ? " --contention" : "") << (request.channel == "fast" ? " --channel fast" : "") << ")\n"
+                  << (options.contention_only ? " --contention" : "") << (request.channel == "reference" ? "" : " --channel " + request.channel) << ")\n"
                   << spec::to_string(sf.report, small.calls);
         write_history(std::cout, small);
         if (!svg_path.empty()) {
