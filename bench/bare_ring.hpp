@@ -104,6 +104,8 @@ inline void wake_all(word& w) noexcept {
 // barrier) and one on the common path (light: a compiler barrier). Without
 // membarrier, or when asked (fences::symmetric), both sides make an acq_rel
 // read-modify-write that changes nothing on one word, as bcast::fast's fallback.
+// Written again here, not included from bcast/fast/detail/platform.hpp: the
+// bare ring is the limit row only while it includes nothing of bcast.
 enum class fences { automatic,
                     symmetric };
 
