@@ -367,10 +367,9 @@ int record_command(const std::vector<std::string>& args) {
     if (parallel < 1 || parallel > 64) throw usage_error("--parallel must be 1..64");
     std::optional<int> status;
     spec::registered_families::for_each([&]<class Family>() {
-        const bool reference = std::is_same_v<Family, spec::std_plain_family>;
+        const bool reference = std::is_same_v<Family, spec::std_plain_family>; // also called "reference"
         if (status || (request.channel != Family::name && !(reference && request.channel == "reference"))) return;
-        if (!reference) options.implementation = "bcast " + std::string(Family::name);
-        if (std::is_same_v<Family, spec::fast_family>) options.implementation = "bcast::fast";
+        options.implementation = std::string(Family::implementation);
         status = record_histories<typename Family::template channel<int>>(options, request);
     });
     if (!status) {

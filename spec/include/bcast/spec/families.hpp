@@ -25,6 +25,7 @@ namespace bcast::spec {
 // The default: plain integer positions (bcast::std_primitives).
 struct std_plain_family {
     static constexpr std::string_view name = "std_primitives";
+    static constexpr std::string_view implementation = "bcast"; // what its recorded histories name
     template <class T>
     using channel = channel_adapter<T, std_primitives>;
 };
@@ -32,6 +33,7 @@ struct std_plain_family {
 // The atomic-position policy, sequentially consistent.
 struct std_atomic_seq_cst_family {
     static constexpr std::string_view name = "std_atomic_seq_cst_primitives";
+    static constexpr std::string_view implementation = "bcast std_atomic_seq_cst_primitives";
     template <class T>
     using channel = channel_adapter<T, std_atomic_seq_cst_primitives>;
 };
@@ -41,6 +43,7 @@ struct std_atomic_seq_cst_family {
 // replayed under every position policy), not in the lockstep suites.
 struct std_atomic_relaxed_family {
     static constexpr std::string_view name = "std_atomic_relaxed_primitives";
+    static constexpr std::string_view implementation = "bcast std_atomic_relaxed_primitives";
     template <class T>
     using channel = channel_adapter<T, std_atomic_relaxed_primitives>;
 };
@@ -50,6 +53,7 @@ struct std_atomic_relaxed_family {
 // lifetimes and exception-safety properties are skipped by entry P-FAST-1.
 struct fast_family {
     static constexpr std::string_view name = "fast";
+    static constexpr std::string_view implementation = "bcast::fast";
     template <class T>
     using channel = fast_channel_adapter<T, fast::std_primitives>;
 };
