@@ -126,7 +126,7 @@ struct check_report {
     std::string rule;                       // lost_wakeup: rule ID of the wake-up that was missed
     std::optional<std::size_t> wake_call;   // lost_wakeup: the call after which (in `order`) the first lost call could proceed
     // lost_wakeup: `rule` and the wake rules of the other witness orders found by moving one call
-    // that overlaps the wake call in real time to just before it (classify_alternatives): which
+    // across the wake call, where real time allows it (classify_alternatives): which
     // wake-up was missed can depend on the order of overlapping calls, and a divergence row that
     // explains any of these orders explains the history (bcast/trace/history_check.hpp).
     std::vector<std::string> possible_rules;
