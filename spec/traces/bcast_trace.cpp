@@ -21,11 +21,18 @@
 //                      checks recorded histories (any implementation's); with
 //                      --minimise-with, records each finding again through CMD (a
 //                      recorder taking `record`'s options) with fewer threads and calls
+//   bcast-trace drive [record's options] [--timeout-s T] -- CMD ARGS...
+//                      checks any implementation through its driver CMD, which
+//                      speaks the driver protocol (docs/drivers.md) in any language
+//   bcast-trace serve --channel FAMILY
+//                      a driver (bcast/trace/driver.hpp) for a registered family
 //
 // check exits 0 when every difference is documented (the divergence table;
 // --strict: when there is none), 1 otherwise, 2 on bad input or usage;
-// record and check-history exit 0 when every history is linearizable with no
-// lost wakeup (check-history: or only documented ones), 1 otherwise.
+// record, check-history and drive exit 0 when every history is linearizable
+// with no lost wakeup (check-history: or only documented ones), 1 otherwise
+// (drive: also when the driver reports a failure), 2 on bad input or usage
+// (drive: also a driver that breaks the protocol, exits or hangs).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -45,6 +52,8 @@
 
 #include <bcast/spec/families.hpp>
 #include <bcast/trace/check.hpp>
+#include <bcast/trace/drive.hpp>
+#include <bcast/trace/driver.hpp>
 #include <bcast/trace/format.hpp>
 #include <bcast/trace/history.hpp>
 #include <bcast/trace/history_check.hpp>
@@ -70,7 +79,9 @@ constexpr const char* usage_text =
     "  bcast-trace operations\n"
     "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [--channel reference|FAMILY] [-o FILE] [--svg FILE] [--first N]\n"
     "  bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--minimise-with CMD]\n"
-    "docs/traces.md describes the format and each command.\n";
+    "  bcast-trace drive [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [-o FILE] [--svg FILE] [--first N] [--timeout-s T] -- CMD ARGS...\n"
+    "  bcast-trace serve --channel reference|FAMILY\n"
+    "docs/traces.md describes the formats and each command; docs/drivers.md the driver protocol (drive, serve).\n";
 
 std::vector<trace> read_file(const std::string& path) {
     std::ifstream in(path);
@@ -326,45 +337,55 @@ struct record_request {
 template <class Impl>
 int record_histories(const record_options& options, const record_request& request);
 
-int record_command(const std::vector<std::string>& args) {
-    record_options options;
-    record_request request;
-    std::uint64_t &count = request.count, &first = request.first, &parallel = request.parallel;
-    std::string &out_path = request.out_path, &svg_path = request.svg_path;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--histories") count = number_at(args, i);
-        else if (args[i] == "--seed") options.seed = number_at(args, i);
-        else if (args[i] == "--first") first = number_at(args, i);
-        else if (args[i] == "--parallel") parallel = number_at(args, i);
-        else if (args[i] == "--calls") options.calls = int(number_at(args, i));
-        else if (args[i] == "--stall-ms") options.stall = std::chrono::milliseconds(number_at(args, i));
-        else if (args[i] == "--contention") options.contention_only = true;
-        else if (args[i] == "--threads") {
-            if (i + 1 >= args.size()) throw usage_error("--threads needs A-B");
-            const std::string v = args[++i];
-            const std::size_t dash = v.find('-');
-            try {
-                options.min_threads = std::stoi(v.substr(0, dash));
-                options.max_threads = dash == std::string::npos ? options.min_threads : std::stoi(v.substr(dash + 1));
-            } catch (const std::exception&) {
-                throw usage_error("--threads: '" + v + "' is not A-B");
-            }
-        } else if (args[i] == "-o") {
-            if (i + 1 >= args.size()) throw usage_error("-o needs a file");
-            out_path = args[++i];
-        } else if (args[i] == "--svg") {
-            if (i + 1 >= args.size()) throw usage_error("--svg needs a file");
-            svg_path = args[++i];
-        } else if (args[i] == "--channel") {
-            if (i + 1 >= args.size()) throw usage_error("--channel needs a family name");
-            request.channel = args[++i];
-        } else throw usage_error("record: unknown option " + args[i]);
-    }
+// The options `record` and `drive` share (the program drawn, and what is
+// written); false when args[i] is none of them.
+bool program_option(const std::vector<std::string>& args, std::size_t& i, record_options& options, record_request& request) {
+    if (args[i] == "--histories") request.count = number_at(args, i);
+    else if (args[i] == "--seed") options.seed = number_at(args, i);
+    else if (args[i] == "--first") request.first = number_at(args, i);
+    else if (args[i] == "--calls") options.calls = int(number_at(args, i));
+    else if (args[i] == "--stall-ms") options.stall = std::chrono::milliseconds(number_at(args, i));
+    else if (args[i] == "--contention") options.contention_only = true;
+    else if (args[i] == "--threads") {
+        if (i + 1 >= args.size()) throw usage_error("--threads needs A-B");
+        const std::string v = args[++i];
+        const std::size_t dash = v.find('-');
+        try {
+            options.min_threads = std::stoi(v.substr(0, dash));
+            options.max_threads = dash == std::string::npos ? options.min_threads : std::stoi(v.substr(dash + 1));
+        } catch (const std::exception&) {
+            throw usage_error("--threads: '" + v + "' is not A-B");
+        }
+    } else if (args[i] == "-o") {
+        if (i + 1 >= args.size()) throw usage_error("-o needs a file");
+        request.out_path = args[++i];
+    } else if (args[i] == "--svg") {
+        if (i + 1 >= args.size()) throw usage_error("--svg needs a file");
+        request.svg_path = args[++i];
+    } else return false;
+    return true;
+}
+
+void check_program_options(const record_options& options) {
     if (options.min_threads < 1 || options.max_threads < options.min_threads || options.max_threads > 8)
         throw usage_error("--threads must be A-B with 1 <= A <= B <= 8");
     if (options.calls < 1 || options.calls > 50) throw usage_error("--calls must be 1..50 (a history holds at most 256 calls)");
     if (options.stall.count() < 2) throw usage_error("--stall-ms must be at least 2");
-    if (parallel < 1 || parallel > 64) throw usage_error("--parallel must be 1..64");
+}
+
+int record_command(const std::vector<std::string>& args) {
+    record_options options;
+    record_request request;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (program_option(args, i, options, request)) continue;
+        if (args[i] == "--parallel") request.parallel = number_at(args, i);
+        else if (args[i] == "--channel") {
+            if (i + 1 >= args.size()) throw usage_error("--channel needs a family name");
+            request.channel = args[++i];
+        } else throw usage_error("record: unknown option " + args[i]);
+    }
+    check_program_options(options);
+    if (request.parallel < 1 || request.parallel > 64) throw usage_error("--parallel must be 1..64");
     std::optional<int> status;
     spec::registered_families::for_each([&]<class Family>() {
         const bool reference = std::is_same_v<Family, spec::std_plain_family>; // also called "reference"
@@ -585,6 +606,108 @@ int check_history_command(const std::vector<std::string>& args) {
     return tally.failures == 0 ? 0 : 1;
 }
 
+// ---- the driver protocol (docs/drivers.md) ---------------------------------------
+
+// drive [OPTIONS] -- CMD ARGS...: programs sent to the driver CMD, its answers
+// turned into histories and checked; the first failure confirmed (a lost
+// wakeup), minimised through the driver, reported and drawn.
+int drive_command(const std::vector<std::string>& args) {
+    record_options options;
+    record_request request;
+    request.count = 200;
+    std::uint64_t timeout_s = 60;
+    std::vector<std::string> command;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--") {
+            command.assign(args.begin() + std::ptrdiff_t(i) + 1, args.end());
+            break;
+        }
+        if (program_option(args, i, options, request)) continue;
+        if (args[i] == "--timeout-s") timeout_s = number_at(args, i);
+        else throw usage_error("drive: unknown option " + args[i] + " (the driver's command comes after --)");
+    }
+    check_program_options(options);
+    if (command.empty()) throw usage_error("drive needs the driver's command after --");
+    if (timeout_s < 1) throw usage_error("--timeout-s must be at least 1");
+    std::ofstream out;
+    if (!request.out_path.empty()) {
+        out.open(request.out_path);
+        if (!out) throw usage_error("cannot write " + request.out_path);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    driver d(command, std::chrono::seconds(timeout_s));
+    options.implementation = d.implementation();
+    auto lacks = [&d] {
+        std::string names;
+        for (spec::call_kind k : d.unsupported()) names += (names.empty() ? "" : ", ") + std::string(spec::name(k));
+        return names.empty() ? std::string("nothing") : names;
+    };
+    std::cout << "bcast-trace drive: " << d.implementation() << " (profile " << d.profile() << "); it lacks " << lacks() << "\n";
+    auto record = [&d](const record_options& o, std::uint64_t id) { return d.record(o, id); };
+    history_tally tally;
+    for (std::uint64_t k = 0; k < request.count; ++k) {
+        const std::uint64_t id = request.first + k;
+        const std::optional<history> h = d.record(options, id);
+        if (!h) continue;
+        history_finding f = check_recorded(*h);
+        if (f.failed() && f.report.result == spec::verdict::lost_wakeup)
+            f.unconfirmed = !confirm_lost_wakeup(options, h->threads, id, record); // the same program, sent again
+        tally.add(*h, f);
+        if (out) write_history(out, *h);
+        if (f.unconfirmed)
+            std::cout << "bcast-trace drive: history " << id << ": a lost wakeup (" << f.report.rule << ") that fewer than "
+                      << confirm_needed << " of " << confirm_attempts << " re-runs showed again: a stall of the machine, not counted\n";
+        if (!f.failed()) continue;
+        std::cout << "bcast-trace drive: history " << id << " (seed " << options.seed << ") FAILED, the first of "
+                  << tally.histories << " histories to fail: " << spec::name(f.report.result)
+                  << (f.rule().empty() ? "" : " " + f.rule()) << "\n";
+        // The same verdict (a lost wakeup: of the same rule; a history that is
+        // not linearizable may fail at another call when smaller).
+        auto still_fails = [&f](const history& candidate) {
+            const history_finding c = check_recorded(candidate);
+            return c.failed() && c.report.result == f.report.result && (c.report.result != spec::verdict::lost_wakeup || c.rule() == f.rule());
+        };
+        auto [small, small_options] = minimise_recorded(*h, options, id, record, still_fails);
+        const history_finding sf = check_recorded(small);
+        std::cout << "minimised: " << small.threads << " threads, at most " << small_options.calls << " calls each, "
+                  << small.calls.size() << " calls in all (bcast-trace drive --seed " << options.seed << " --first " << id
+                  << " --histories 1 --threads " << small.threads << " --calls " << small_options.calls
+                  << (options.contention_only ? " --contention" : "") << " -- ...)\n"
+                  << spec::to_string(sf.report, small.calls);
+        write_history(std::cout, small);
+        if (!request.svg_path.empty()) {
+            write_text(request.svg_path, history_svg(small, sf.report));
+            std::cout << "picture: " << request.svg_path << "\n";
+        }
+        return 1;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const drive_stats& st = d.stats();
+    std::cout << "bcast-trace drive: " << tally.summary() << "; " << st.stalled << " with a stalled call, " << st.not_quiescent
+              << " discarded (not quiescent), " << st.unsupported << " discarded (an operation the driver lacks); "
+              << tally.histories / std::max(seconds, 1e-9) << " histories/s; " << seconds << " s\n";
+    if (st.unsupported > 0) std::cout << "bcast-trace drive: the driver lacks " << lacks() << "\n";
+    if (tally.histories == 0) {
+        std::cout << "bcast-trace drive: FAIL: no history was checked\n";
+        return 1;
+    }
+    std::cout << "bcast-trace drive: PASS\n";
+    return 0;
+}
+
+// serve --channel FAMILY: a driver (bcast/trace/driver.hpp) for a registered family.
+int serve_command(const std::vector<std::string>& args) {
+    if (args.size() != 2 || args[0] != "--channel") throw usage_error("serve --channel FAMILY");
+    std::optional<int> status;
+    spec::registered_families::for_each([&]<class Family>() {
+        const bool reference = std::is_same_v<Family, spec::std_plain_family>; // also called "reference"
+        if (status || (args[1] != Family::name && !(reference && args[1] == "reference"))) return;
+        status = serve<typename Family::template channel<int>>(std::cin, std::cout, Family::implementation);
+    });
+    if (!status) throw usage_error("serve: no family named " + args[1]);
+    return *status;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -602,10 +725,15 @@ int main(int argc, char** argv) {
         if (all[0] == "operations") return operations_command(args);
         if (all[0] == "record") return record_command(args);
         if (all[0] == "check-history") return check_history_command(args);
+        if (all[0] == "drive") return drive_command(args);
+        if (all[0] == "serve") return serve_command(args);
         throw usage_error("unknown command '" + all[0] + "'");
     } catch (const format_error& e) {
         std::cerr << "bcast-trace: " << e.what() << "\n";
         return 2;
+    } catch (const driver_reported_failure& e) {
+        std::cerr << "bcast-trace: " << e.what() << "\n";
+        return 1;
     } catch (const usage_error& e) {
         std::cerr << "bcast-trace: " << e.what() << "\n"
                   << usage_text;

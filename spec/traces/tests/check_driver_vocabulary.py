@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The Rust driver's vocabulary against the one operation table.
+"""The drivers' vocabulary against the one operation table.
 
 `bcast-trace operations` prints the table (spec/include/bcast/spec/operations.hpp)
 as JSON Lines. The async-broadcast driver (bench/trace_driver) names operations
@@ -12,10 +12,14 @@ history recorder's `Op::name` and query list (src/record.rs). This checks that
     or {"unsupported":true});
   - the recorder writes only operations the table marks `recorded`, and the
     ones its `makes_handle` lists are exactly those that create a handle.
+The Python driver library of the driver protocol (spec/drivers/python/bcast_driver.py,
+docs/drivers.md) keeps the table's names and classes in OPERATIONS, SENDS,
+RECEIVES, CONSUMES and ANSWERS_VALUE: each must be exactly the table's.
 
 Usage: check_driver_vocabulary.py --tool BCAST_TRACE [--driver DIR] [--self-test]
 --self-test also checks that the check fails on a driver with a renamed
-operation ("try_broadcast" spelled "try_send"), so that it can fail at all.
+operation ("try_broadcast" spelled "try_send"), so that it can fail at all,
+in the Rust driver and in the Python library.
 Exit status: 0 when the driver agrees, 1 when it does not (each finding names
 the file and line), 2 on usage errors.
 """
@@ -101,10 +105,40 @@ def check(table, main_rs, record_rs, where):
     return problems
 
 
+def check_python(table, module, where):
+    """The Python library's sets against the table's rows that recorders make."""
+    recorded = [name for name, row in table.items() if row["recorded"]]
+    want = {
+        "OPERATIONS": set(recorded),
+        "SENDS": {n for n in recorded if table[n]["answer"] == "send"},
+        "RECEIVES": {n for n in recorded if table[n]["answer"] == "recv"},
+        "CONSUMES": {n for n in recorded if table[n]["consumes"]},
+        "ANSWERS_VALUE": {n for n in recorded if table[n]["answer"] in ("count", "flag")},
+    }
+    problems = []
+    for name, expected in want.items():
+        have = set(getattr(module, name, ()))
+        if have != expected:
+            problems.append(f"{where}: {name} differs from the table: has {sorted(have - expected)} too many, "
+                            f"lacks {sorted(expected - have)}")
+    if len(getattr(module, "OPERATIONS", ())) != len(set(getattr(module, "OPERATIONS", ()))):
+        problems.append(f"{where}: OPERATIONS names an operation twice")
+    return problems
+
+
+def load_python_driver(path):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bcast_driver", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tool", required=True, help="the bcast-trace binary")
     parser.add_argument("--driver", default=os.path.join(REPO, "bench", "trace_driver"))
+    parser.add_argument("--python-driver", default=os.path.join(REPO, "spec", "drivers", "python", "bcast_driver.py"))
     parser.add_argument("--self-test", action="store_true")
     args = parser.parse_args()
     table = read_table(args.tool)
@@ -114,6 +148,9 @@ def main():
         record_rs = f.read()
     where = os.path.relpath(args.driver, REPO)
     problems = check(table, main_rs, record_rs, where)
+    python_driver = load_python_driver(args.python_driver)
+    python_where = os.path.relpath(args.python_driver, REPO)
+    problems += check_python(table, python_driver, python_where)
     for p in problems:
         print(p)
     if args.self_test:
@@ -123,6 +160,13 @@ def main():
             print("self-test: a driver that spells try_broadcast \"try_send\" was not caught")
             return 1
         print(f"self-test: a renamed operation is caught ({len(drifted)} findings)")
+        python_driver.OPERATIONS = tuple("try_send" if n == "try_broadcast" else n for n in python_driver.OPERATIONS)
+        python_driver.SENDS = (set(python_driver.SENDS) - {"try_broadcast"}) | {"try_send"}
+        drifted = check_python(table, python_driver, python_where)
+        if len(drifted) != 2:
+            print(f"self-test: a Python library that spells try_broadcast \"try_send\" gave {drifted}, not 2 findings")
+            return 1
+        print("self-test: a renamed operation in the Python library is caught (2 findings)")
     print(f"driver vocabulary: {len(table)} operations in the table; {'agrees' if not problems else f'{len(problems)} findings'}")
     return 1 if problems else 0
 

@@ -186,9 +186,21 @@ inline void only_members(const json& o, std::initializer_list<std::string_view> 
     }
 }
 
+// One line of JSON Lines as an object; anything else is refused naming its
+// line (and, for bad JSON, its column).
+inline json parse_object_line(const std::string& text_line, std::string_view source, std::size_t line) {
+    json o;
+    try {
+        o = json::parse(text_line);
+    } catch (const json_error& e) {
+        fail_at(source, line, "column " + std::to_string(e.column) + ": " + e.what());
+    }
+    if (!o.is_object()) fail_at(source, line, "a line must be a JSON object");
+    return o;
+}
+
 // Calls `each(object, line)` for every line of a JSON Lines file that is not
-// blank; a line that is not a JSON object is refused naming its line (and, for
-// bad JSON, its column). The readers of traces and of histories share it.
+// blank. The readers of traces, of histories and of driver answers share it.
 template <class Each>
 void for_each_object(std::istream& in, std::string_view source, Each each) {
     std::string text_line;
@@ -196,14 +208,7 @@ void for_each_object(std::istream& in, std::string_view source, Each each) {
     while (std::getline(in, text_line)) {
         ++line;
         if (text_line.find_first_not_of(" \t\r") == std::string::npos) continue; // blank lines are allowed
-        json o;
-        try {
-            o = json::parse(text_line);
-        } catch (const json_error& e) {
-            fail_at(source, line, "column " + std::to_string(e.column) + ": " + e.what());
-        }
-        if (!o.is_object()) fail_at(source, line, "a line must be a JSON object");
-        each(o, line);
+        each(parse_object_line(text_line, source, line), line);
     }
 }
 

@@ -126,14 +126,23 @@ inline json result_json(const spec::call& c) {
     return json(json_object{{"ok", json(true)}});
 }
 
-inline json call_json(const history& h, std::size_t index) {
-    const spec::call& c = h.calls[index];
-    json_object o{{"history", json(h.id)}, {"call", json(std::uint64_t{index})}, {"thread", json(c.thread)}, {"op", json(std::string(history_op_name(c.kind)))}, {"handle", json(c.handle)}};
+// What a call asks, as members of its JSON object: "op", "handle", and the
+// members its operation takes ("new", "message", "arg", "timeout_us"). Shared
+// by the history format and the driver protocol's programs (docs/drivers.md).
+inline void add_request_members(json_object& o, const spec::call& c, std::int64_t timeout_us) {
+    o.emplace_back("op", json(std::string(history_op_name(c.kind))));
+    o.emplace_back("handle", json(c.handle));
     if (spec::detail::lin::creates_handle(c.kind)) o.emplace_back("new", json(c.out));
     if (spec::detail::lin::is_send(c.kind)) o.emplace_back("message", json(c.arg));
     if (c.kind == spec::call_kind::set_capacity) o.emplace_back("arg", json(c.arg));
     if (detail::is_flag_setting(c.kind)) o.emplace_back("arg", json(c.arg != 0));
-    if (detail::is_timed(c.kind)) o.emplace_back("timeout_us", json(index < h.timeout_us.size() ? h.timeout_us[index] : 0));
+    if (detail::is_timed(c.kind)) o.emplace_back("timeout_us", json(timeout_us));
+}
+
+inline json call_json(const history& h, std::size_t index) {
+    const spec::call& c = h.calls[index];
+    json_object o{{"history", json(h.id)}, {"call", json(std::uint64_t{index})}, {"thread", json(c.thread)}};
+    add_request_members(o, c, index < h.timeout_us.size() ? h.timeout_us[index] : 0);
     o.emplace_back("invoked", json(c.invoked));
     if (c.is_pending()) {
         o.emplace_back("pending", json(true));
@@ -275,6 +284,46 @@ inline void check_handle_lifetimes(const history& h, std::string_view source) {
 
 } // namespace detail
 
+// The inverse of add_request_members: "op", "handle" and the members the
+// operation takes, each checked (and none it does not take), into c.kind,
+// c.handle, c.out, c.arg and `timeout_us`. Whether the handle exists is the
+// caller's to check.
+inline void read_request_members(const json& o, spec::call& c, std::int64_t& timeout_us, std::string_view source, std::size_t line) {
+    using namespace detail;
+    const std::string name = text(o, "op", source, line);
+    const auto kind = history_op_kind(name);
+    if (!kind) fail_at(source, line, "unknown operation \"" + name + "\"");
+    c.kind = *kind;
+    c.handle = handle_number(o, "handle", source, line);
+    if (spec::detail::lin::creates_handle(c.kind)) {
+        c.out = handle_number(o, "new", source, line);
+    } else if (o.find("new") != nullptr) {
+        fail_at(source, line, "\"" + name + "\" makes no handle: no \"new\"");
+    }
+    if (spec::detail::lin::is_send(c.kind)) {
+        c.arg = int(integer(o, "message", source, line));
+    } else if (o.find("message") != nullptr) {
+        fail_at(source, line, "\"" + name + "\" sends nothing: no \"message\"");
+    }
+    if (c.kind == spec::call_kind::set_capacity) {
+        const std::uint64_t n = counter(o, "arg", source, line);
+        if (n == 0 || n > 1'000'000) fail_at(source, line, "\"arg\" of \"set_capacity\" must be 1..1000000 (a history cannot hold R-CAP-2's throw)");
+        c.arg = int(n);
+    } else if (is_flag_setting(c.kind)) {
+        const json& a = member(o, "arg", source, line);
+        if (!a.is_bool()) fail_at(source, line, "\"arg\" of \"" + name + "\" must be true or false");
+        c.arg = a.as_bool() ? 1 : 0;
+    } else if (o.find("arg") != nullptr) {
+        fail_at(source, line, "\"" + name + "\" takes no \"arg\"");
+    }
+    timeout_us = 0;
+    if (is_timed(c.kind)) {
+        timeout_us = std::int64_t(counter(o, "timeout_us", source, line));
+    } else if (o.find("timeout_us") != nullptr) {
+        fail_at(source, line, "\"" + name + "\" has no \"timeout_us\"");
+    }
+}
+
 // Reads every history of a file. Throws format_error naming the file and line
 // for anything that is not version 1: bad JSON, a missing or unknown member, an
 // unknown operation, a call out of order or outside a history, a handle
@@ -341,48 +390,21 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
         if (thread < -1 || thread >= h.threads)
             fail_at(source, line, "\"thread\" must be -1 (setup) or 0.." + std::to_string(h.threads - 1));
         c.thread = int(thread);
-        const std::string name = text(o, "op", source, line);
-        const auto kind = history_op_kind(name);
-        if (!kind) fail_at(source, line, "unknown operation \"" + name + "\"");
-        c.kind = *kind;
+        std::int64_t timeout = 0;
+        read_request_members(o, c, timeout, source, line);
+        const std::string name(history_op_name(c.kind));
         const bool upstream = h.target == target_upstream;
         const auto* trace_op = find_op(name);
         if (upstream && trace_op != nullptr && trace_op->extension)
             fail_at(source, line, "\"" + name + "\" is a bcast extension, not allowed in an async-broadcast history");
-        c.handle = handle_number(o, "handle", source, line);
         if (!named[std::size_t(c.handle)]) fail_at(source, line, "handle " + std::to_string(c.handle) + " was never made");
         const handle_kind have = kind_of_handle[std::size_t(c.handle)];
         if (!fits(needs(c.kind), have))
             fail_at(source, line, "handle " + std::to_string(c.handle) + " is " + kind_name(have) + "; \"" + name + "\" needs " + kind_name(needs(c.kind)));
         if (spec::detail::lin::creates_handle(c.kind)) {
-            c.out = handle_number(o, "new", source, line);
             if (named[std::size_t(c.out)]) fail_at(source, line, "handle number " + std::to_string(c.out) + " is made twice");
             named[std::size_t(c.out)] = true;
             kind_of_handle[std::size_t(c.out)] = makes(c.kind);
-        } else if (o.find("new") != nullptr) {
-            fail_at(source, line, "\"" + name + "\" makes no handle: no \"new\"");
-        }
-        if (spec::detail::lin::is_send(c.kind)) {
-            c.arg = int(integer(o, "message", source, line));
-        } else if (o.find("message") != nullptr) {
-            fail_at(source, line, "\"" + name + "\" sends nothing: no \"message\"");
-        }
-        if (c.kind == spec::call_kind::set_capacity) {
-            const std::uint64_t n = counter(o, "arg", source, line);
-            if (n == 0 || n > 1'000'000) fail_at(source, line, "\"arg\" of \"set_capacity\" must be 1..1000000 (a history cannot hold R-CAP-2's throw)");
-            c.arg = int(n);
-        } else if (is_flag_setting(c.kind)) {
-            const json& a = member(o, "arg", source, line);
-            if (!a.is_bool()) fail_at(source, line, "\"arg\" of \"" + name + "\" must be true or false");
-            c.arg = a.as_bool() ? 1 : 0;
-        } else if (o.find("arg") != nullptr) {
-            fail_at(source, line, "\"" + name + "\" takes no \"arg\"");
-        }
-        std::int64_t timeout = 0;
-        if (is_timed(c.kind)) {
-            timeout = std::int64_t(counter(o, "timeout_us", source, line));
-        } else if (o.find("timeout_us") != nullptr) {
-            fail_at(source, line, "\"" + name + "\" has no \"timeout_us\"");
         }
         c.invoked = counter(o, "invoked", source, line);
         if (const json* p = o.find("pending")) {

@@ -67,6 +67,7 @@
 #include <bcast/spec/history.hpp>
 
 #include "history.hpp"
+#include "invoke.hpp"
 
 namespace bcast::trace {
 
@@ -323,76 +324,23 @@ public:
             c.out = *made;
         }
         const auto id = h.id;
-        auto bound = std::chrono::duration_cast<std::chrono::nanoseconds>(stall_);
+        const bool waits = k == call_kind::broadcast || k == call_kind::recv; // bounded by the stall bound, watched
+        const auto wait = waits ? std::chrono::duration_cast<std::chrono::nanoseconds>(stall_)
+                                : std::chrono::nanoseconds(std::chrono::microseconds(timeout_us));
         wait_end ended = wait_end::in_time;
+        const auto began = std::chrono::steady_clock::now();
         c.invoked = clock_.tick();
         if (announce != nullptr) announce->fetch_sub(1, std::memory_order_release); // pairs with the waker's acquire load
-        switch (k) {
-        case call_kind::try_broadcast: c.result = spec::encode_send(impl_.try_broadcast(id, arg)); break;
-        case call_kind::broadcast_timed:
-            c.result = spec::encode_send(impl_.broadcast_for(id, arg, std::chrono::microseconds(timeout_us)));
-            break;
-        case call_kind::broadcast: {
-            const auto began = std::chrono::steady_clock::now();
-            watch_.begin(l.slot, l.tid, began);
-            auto r = impl_.broadcast_for(id, arg, bound);
+        if (waits) watch_.begin(l.slot, l.tid, began);
+        const invoked_call answer = invoke(impl_, k, id, arg, wait);
+        if (waits) {
             ended = how_it_ended(began, watch_.end(l.slot));
             if (ended == wait_end::stall) return record_stall(l, c), false;
-            if (!r.has_value() && r.error().code == send_errc::timed_out) as_timed(c, timeout_us);
-            c.result = spec::encode_send(r);
-            break;
+            if (timed_out(k, answer.result)) as_timed(c, timeout_us);
         }
-        case call_kind::try_recv: c.result = spec::encode_recv(impl_.try_recv(id)); break;
-        case call_kind::recv_timed:
-            c.result = spec::encode_recv(impl_.recv_for(id, std::chrono::microseconds(timeout_us)));
-            break;
-        case call_kind::recv: {
-            const auto began = std::chrono::steady_clock::now();
-            watch_.begin(l.slot, l.tid, began);
-            auto r = impl_.recv_for(id, bound);
-            ended = how_it_ended(began, watch_.end(l.slot));
-            if (ended == wait_end::stall) return record_stall(l, c), false;
-            if (!r.has_value() && r.error().code == recv_errc::timed_out) as_timed(c, timeout_us);
-            c.result = spec::encode_recv(r);
-            break;
-        }
-        case call_kind::clone_receiver: keep(l, *made, impl_.clone_receiver(id), kind::receiver); break;
-        case call_kind::new_receiver: keep(l, *made, impl_.new_receiver(id), kind::receiver); break;
-        case call_kind::new_sender: keep(l, *made, impl_.new_sender(id), kind::sender); break;
-        case call_kind::clone_sender: keep(l, *made, impl_.clone_sender(id), kind::sender); break;
-        case call_kind::clone_inactive: keep(l, *made, impl_.clone_inactive(id), kind::inactive); break;
-        case call_kind::activate_cloned: keep(l, *made, impl_.activate_cloned(id), kind::receiver); break;
-        case call_kind::deactivate:
-            keep(l, *made, impl_.deactivate(id), kind::inactive);
-            forget(l, h.logical);
-            break;
-        case call_kind::activate:
-            keep(l, *made, impl_.activate(id), kind::receiver);
-            forget(l, h.logical);
-            break;
-        case call_kind::drop_sender: impl_.drop_sender(id), forget(l, h.logical); break;
-        case call_kind::drop_receiver: impl_.drop_receiver(id), forget(l, h.logical); break;
-        case call_kind::drop_inactive: impl_.drop_inactive(id), forget(l, h.logical); break;
-        case call_kind::set_capacity: impl_.set_capacity(id, std::size_t(arg)); break;
-        case call_kind::set_overflow: impl_.set_overflow(id, arg != 0); break;
-        case call_kind::set_await_active: impl_.set_await_active(id, arg != 0); break;
-        case call_kind::close: c.result.value = impl_.close(id) ? 1 : 0; break;
-        case call_kind::len: c.result.value = int(impl_.len(id)); break;
-        case call_kind::is_empty: c.result.value = int(impl_.is_empty(id)); break;
-        case call_kind::is_full: c.result.value = int(impl_.is_full(id)); break;
-        case call_kind::capacity: c.result.value = int(impl_.capacity(id)); break;
-        case call_kind::receiver_count: c.result.value = int(impl_.receiver_count(id)); break;
-        case call_kind::inactive_receiver_count: c.result.value = int(impl_.inactive_receiver_count(id)); break;
-        case call_kind::sender_count: c.result.value = int(impl_.sender_count(id)); break;
-        case call_kind::is_closed: c.result.value = int(impl_.is_closed(id)); break;
-        case call_kind::overflow: c.result.value = int(impl_.overflow(id)); break;
-        case call_kind::await_active: c.result.value = int(impl_.await_active(id)); break;
-        case call_kind::unread: c.result.value = int(impl_.unread(id)); break;
-        case call_kind::missed: c.result.value = int(impl_.missed(id)); break;
-        case call_kind::broadcast_expired: // not `recorded` in the operation table: the program generator never draws them
-        case call_kind::recv_expired:
-        case call_kind::same_channel: throw std::logic_error(std::string("bcast::trace::recorder: ") + spec::name(k) + " is not recorded");
-        }
+        c.result = answer.result;
+        if (answer.made) keep(l, *made, *answer.made, kind_made(k));
+        if (spec::consumes_handle(k)) forget(l, h.logical);
         c.returned = clock_.tick();
         l.calls.push_back(c);
         l.timeouts.push_back(timeout_us);
@@ -438,6 +386,13 @@ private:
         timeout_us = std::chrono::duration_cast<std::chrono::microseconds>(stall_).count();
     }
     static void keep(lane& l, int logical, spec::handle_id id, kind k) { l.handles.push_back({logical, id, k}); }
+    static kind kind_made(call_kind k) {
+        switch (spec::operation_of(k).creates) {
+        case spec::handle_kind::sender: return kind::sender;
+        case spec::handle_kind::inactive: return kind::inactive;
+        default: return kind::receiver;
+        }
+    }
     static void forget(lane& l, int logical) {
         std::erase_if(l.handles, [logical](const owned& o) { return o.logical == logical; });
     }
