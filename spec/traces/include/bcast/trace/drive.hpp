@@ -166,6 +166,7 @@ namespace detail::drv {
 // One answered call, as the driver reported it.
 struct answer {
     std::int64_t invoked_ns = 0, returned_ns = 0;
+    bool woken = false; // the driver saw the implementation notify this waiting call
     spec::outcome result{};
     bool present = false;
 };
@@ -183,9 +184,13 @@ public:
         const std::optional<std::string> first = process_.read_line(deadline);
         if (!first) throw driver_error("the driver said no hello within " + std::to_string(patience_.count()) + " s: " + process_.status());
         const json o = parse_line(*first);
-        only_members(o, {"format", "version", "implementation", "unsupported", "profile"}, source, 1);
+        only_members(o, {"format", "version", "implementation", "unsupported", "profile", "target"}, source, 1);
         check_format(o, driver_format_name, driver_format_version, source, 1);
         implementation_ = text(o, "implementation", source, 1);
+        if (o.find("target") != nullptr) {
+            target_ = text(o, "target", source, 1);
+            if (!valid_target(target_)) fail_at(source, 1, "unknown target \"" + target_ + "\" (bcast or async-broadcast)");
+        }
         if (o.find("profile") != nullptr) {
             profile_ = text(o, "profile", source, 1);
             if (profile_named(profile_) == nullptr) fail_at(source, 1, "unknown profile \"" + profile_ + "\" (known: reference, P-FAST)");
@@ -271,7 +276,7 @@ private:
                 discarded = true;
                 continue;
             }
-            only_members(o, {"program", "thread", "call", "invoked_ns", "returned_ns", "result"}, source, line);
+            only_members(o, {"program", "thread", "call", "invoked_ns", "returned_ns", "result", "woken"}, source, line);
             drv::answer& a = got[std::size_t(thread + 1)][index];
             if (a.present) fail_at(source, line, "call " + std::to_string(index) + " of thread " + std::to_string(thread) + " answered twice");
             a.present = true;
@@ -279,6 +284,11 @@ private:
             a.returned_ns = std::int64_t(counter(o, "returned_ns", source, line));
             if (a.returned_ns < a.invoked_ns) fail_at(source, line, "\"returned_ns\" is before \"invoked_ns\"");
             a.result = outcome_of(rq.request, member(o, "result", source, line), source, line);
+            if (const json* w = o.find("woken")) {
+                if (!w->is_bool()) fail_at(source, line, "\"woken\" must be true or false");
+                if (!drv::waits_for_bound(rq.request.kind)) fail_at(source, line, "\"woken\" is for a broadcast or recv only");
+                a.woken = w->as_bool();
+            }
         }
         if (discarded) return {std::move(got), true};
         const std::size_t end_line = process_.lines_read();
@@ -305,13 +315,14 @@ private:
             spec::call c;
             std::int64_t timeout_us;
             std::int64_t invoked_ns, returned_ns;
+            bool woken;
             bool stalled = false;
         };
         std::vector<entry> all;
         for (std::size_t t = 0; t < got.size(); ++t) {
             const auto& list = t == 0 ? p.setup : p.lanes[t - 1];
             for (std::size_t i = 0; i < list.size() && got[t][i].present; ++i) {
-                entry e{list[i].request, list[i].timeout_us, got[t][i].invoked_ns, got[t][i].returned_ns};
+                entry e{list[i].request, list[i].timeout_us, got[t][i].invoked_ns, got[t][i].returned_ns, got[t][i].woken};
                 e.c.result = got[t][i].result;
                 all.push_back(e);
             }
@@ -334,7 +345,7 @@ private:
             bool quiet = true;
             for (std::size_t j = 0; j < all.size() && quiet; ++j)
                 if (j != i) quiet = !inside(all[j].invoked_ns) && (all[j].stalled || !inside(all[j].returned_ns));
-            if (quiet) {
+            if (quiet && !e.woken) {
                 e.stalled = true;
                 e.c.result = {}; // whatever it answered: nothing woke it
             } else if (timed_out(e.c.kind, e.c.result)) {
@@ -368,6 +379,7 @@ private:
         h.capacity = p.capacity;
         h.threads = int(p.lanes.size());
         h.implementation = implementation_;
+        h.target = target_;
         h.profile = profile_;
         h.seed = options.seed;
         h.stall_ms = std::uint64_t(options.stall.count());
@@ -387,7 +399,7 @@ private:
 
     driver_process process_;
     std::chrono::seconds patience_;
-    std::string implementation_, profile_{spec::reference_profile.name};
+    std::string implementation_, profile_{spec::reference_profile.name}, target_{target_bcast};
     operation_set unsupported_;
     drive_stats stats_;
 };
