@@ -308,6 +308,43 @@ TEST(history_check, an_eviction_overlapping_the_last_read_is_accepted_only_under
     EXPECT_TRUE(none.failed());
 }
 
+// P-TOKIO (spec/rules.md): tokio's channel is fixed in a state the model can be
+// put in: capacity 3 is 4, overflow is on (and a send does not say what it
+// evicted), and dropping the last receiver does not close (a send answers
+// inactive). The same history is wrong for the reference and right for tokio;
+// and a wrong answer is still caught under P-TOKIO.
+TEST(history_check, a_tokio_history_is_checked_against_the_model_in_tokios_state) {
+    const std::string head = R"({"format":"bcast-history","version":1,"history":0,"capacity":3,"threads":2,"target":"bcast","implementation":"test")";
+    std::string calls;
+    std::uint64_t tick = 1;
+    auto add = [&](const std::string& what, const std::string& result) {
+        calls += R"({"history":0,"call":)" + std::to_string(calls.empty() ? 0 : std::count(calls.begin(), calls.end(), '\n')) + "," + what +
+                 R"(,"invoked":)" + std::to_string(tick) + R"(,"returned":)" + std::to_string(tick + 1) + R"(,"result":)" + result + "}\n";
+        tick += 2;
+    };
+    for (int m = 1; m <= 5; ++m) add(R"("thread":0,"op":"try_broadcast","handle":0,"message":)" + std::to_string(m), R"({"ok":true})");
+    add(R"("thread":1,"op":"try_recv","handle":1)", R"({"error":"overflowed","missed":1})");
+    add(R"("thread":1,"op":"try_recv","handle":1)", R"({"ok":true,"message":2})");
+    add(R"("thread":1,"op":"drop_receiver","handle":1)", R"({"ok":true})");
+    add(R"("thread":0,"op":"try_broadcast","handle":0,"message":6)", R"({"error":"inactive","message":6})");
+    const history_finding reference = check_recorded(parse(head + "}\n" + calls)[0]);
+    EXPECT_EQ(reference.report.result, spec::verdict::not_linearizable);
+    const history tokio = parse(head + R"(,"profile":"P-TOKIO"})"
+                                       "\n" +
+                                calls)[0];
+    const history_finding under_tokio = check_recorded(tokio);
+    EXPECT_EQ(under_tokio.report.result, spec::verdict::linearizable) << spec::to_string(under_tokio.report, tokio.calls);
+    for (std::size_t i : under_tokio.report.order) EXPECT_LT(i, tokio.calls.size()); // the model's start calls are not the history's
+
+    std::string wrong = calls;
+    wrong.replace(wrong.find(R"("missed":1)"), 10, R"("missed":2)");
+    EXPECT_EQ(check_recorded(parse(head + R"(,"profile":"P-TOKIO"})"
+                                          "\n" +
+                                   wrong)[0])
+                  .report.result,
+              spec::verdict::not_linearizable);
+}
+
 // An evicting send is one step: once a receiver got the new message, no
 // receiver may still get the message it evicted. The first bcast::fast broke
 // this (its eviction was published after its message; found by

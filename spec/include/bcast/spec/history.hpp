@@ -66,6 +66,11 @@ outcome encode_recv(const bcast::recv_result<V>& r) {
     return {1 + int(r.error().code), -1, r.error().missed};
 }
 
+// outcome::value of a successful send whose implementation does not say what
+// it evicted (a profile's sends_report_no_eviction): it matches the model's
+// success whatever the model evicted.
+inline constexpr int evicted_not_reported = -2;
+
 // `call::returned` of a call that was still pending (blocked) when the run ended.
 inline constexpr std::uint64_t pending_tick = ~std::uint64_t{0};
 

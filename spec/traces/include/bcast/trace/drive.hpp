@@ -193,7 +193,7 @@ public:
         }
         if (o.find("profile") != nullptr) {
             profile_ = text(o, "profile", source, 1);
-            if (profile_named(profile_) == nullptr) fail_at(source, 1, "unknown profile \"" + profile_ + "\" (known: reference, P-FAST)");
+            if (profile_named(profile_) == nullptr) fail_at(source, 1, "unknown profile \"" + profile_ + "\" (known: " + known_profile_names() + ")");
         }
         if (const json* u = o.find("unsupported")) {
             if (!u->is_array()) fail_at(source, 1, "\"unsupported\" must be an array of operation names");

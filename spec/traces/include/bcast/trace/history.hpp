@@ -58,9 +58,16 @@ struct history {
 
 // The conformance profile a history names, or nullptr for a name this reader does not know.
 inline const spec::conformance_profile* profile_named(std::string_view name) {
-    for (const spec::conformance_profile* p : {&spec::reference_profile, &spec::fast_profile})
+    for (const spec::conformance_profile* p : spec::known_profiles)
         if (p->name == name) return p;
     return nullptr;
+}
+
+// "reference, P-FAST, ...": the names profile_named knows, for an error message.
+inline std::string known_profile_names() {
+    std::string names;
+    for (const spec::conformance_profile* p : spec::known_profiles) names += (names.empty() ? "" : ", ") + std::string(p->name);
+    return names;
 }
 
 namespace detail {
@@ -358,7 +365,7 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
             if (o.find("calls") != nullptr) h.calls_per_thread = counter(o, "calls", source, line);
             if (o.find("profile") != nullptr) {
                 h.profile = text(o, "profile", source, line);
-                if (profile_named(h.profile) == nullptr) fail_at(source, line, "unknown profile \"" + h.profile + "\" (known: reference, P-FAST)");
+                if (profile_named(h.profile) == nullptr) fail_at(source, line, "unknown profile \"" + h.profile + "\" (known: " + known_profile_names() + ")");
             }
             if (const json* c = o.find("contention")) {
                 if (!c->is_bool()) fail_at(source, line, "\"contention\" must be true or false");
