@@ -32,7 +32,9 @@
 // record, check-history and drive exit 0 when every history is linearizable
 // with no lost wakeup (check-history: or only documented ones), 1 otherwise
 // (drive: also when the driver reports a failure), 2 on bad input or usage
-// (drive: also a driver that breaks the protocol, exits or hangs).
+// (drive: also a driver that breaks the protocol, exits or hangs), 3 when none
+// failed but the search gave up on one before it could prove a rejection
+// (--max-states; INCONCLUSIVE). --json FILE writes the verdict as one object.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -78,8 +80,8 @@ constexpr const char* usage_text =
     "  bcast-trace divergences [--check FILE]\n"
     "  bcast-trace operations\n"
     "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [--channel reference|FAMILY] [-o FILE] [--svg FILE] [--first N]\n"
-    "  bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--minimise-with CMD]\n"
-    "  bcast-trace drive [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [-o FILE] [--svg FILE] [--first N] [--timeout-s T] -- CMD ARGS...\n"
+    "  bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--max-states N] [--json FILE] [--minimise-with CMD]\n"
+    "  bcast-trace drive [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [-o FILE] [--svg FILE] [--first N] [--timeout-s T] [--max-states N] [--json FILE] -- CMD ARGS...\n"
     "  bcast-trace serve --channel reference|FAMILY\n"
     "docs/traces.md describes the formats and each command; docs/drivers.md the driver protocol (drive, serve).\n";
 
@@ -559,8 +561,35 @@ void minimise_findings(const std::vector<std::pair<history, history_finding>>& f
     }
 }
 
+// The verdict of check-history or drive as one JSON object (--json FILE), for
+// tools: the exit status and what it means, the counts, and the first failure.
+struct verdict_json {
+    std::string path, command, implementation;
+    void write(const history_tally& tally, int exit_status, const history* failure = nullptr, const history_finding* f = nullptr) const {
+        if (path.empty()) return;
+        static constexpr const char* meaning[] = {"pass", "violation", "bad input", "inconclusive"};
+        json_object verdicts;
+        for (const auto& [name, n] : tally.verdicts) verdicts.emplace_back(name, json(n));
+        json_object o{{"format", json("bcast-verdict")}, {"version", json(1)}, {"command", json(command)}, {"implementation", json(implementation)}, {"exit", json(exit_status)}, {"result", json(meaning[exit_status])}, {"histories", json(tally.histories)}, {"calls", json(tally.calls)}, {"pending", json(tally.pending)}, {"verdicts", json(std::move(verdicts))}, {"failed", json(tally.failures)}, {"inconclusive", json(tally.inconclusive)}};
+        if (failure != nullptr && f != nullptr) {
+            std::ostringstream lines;
+            write_history(lines, *failure);
+            o.emplace_back("failure", json(json_object{{"history", json(failure->id)}, {"verdict", json(spec::name(f->report.result))}, {"rule", json(f->rule())}, {"report", json(spec::to_string(f->report, failure->calls))}, {"jsonl", json(lines.str())}}));
+        }
+        write_text(path, json(std::move(o)).dump() + "\n");
+    }
+};
+
+// The exit status of a tally: 1 a failure, else 3 an inconclusive history, else 0.
+int exit_status(const history_tally& tally) { return tally.failures > 0 ? 1 : tally.inconclusive > 0 ? 3
+                                                                                                     : 0; }
+const char* exit_word(int status) { return status == 0 ? "PASS" : status == 3 ? "INCONCLUSIVE"
+                                                                              : "FAIL"; }
+
 int check_history_command(const std::vector<std::string>& args) {
     std::string path, svg_dir, minimise_with;
+    verdict_json verdict;
+    verdict.command = "check-history";
     std::uint64_t show = 3;
     spec::check_options options;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -569,7 +598,11 @@ int check_history_command(const std::vector<std::string>& args) {
             svg_dir = args[++i];
         } else if (args[i] == "--show") show = number_at(args, i);
         else if (args[i] == "--no-memo") options.memoise = false;
-        else if (args[i] == "--minimise-with") {
+        else if (args[i] == "--max-states") options.max_states = number_at(args, i);
+        else if (args[i] == "--json") {
+            if (i + 1 >= args.size()) throw usage_error("--json needs a file");
+            verdict.path = args[++i];
+        } else if (args[i] == "--minimise-with") {
             if (i + 1 >= args.size()) throw usage_error("--minimise-with needs a command");
             minimise_with = args[++i];
         } else if (args[i].rfind("--", 0) == 0) throw usage_error("check-history: unknown option " + args[i]);
@@ -602,8 +635,11 @@ int check_history_command(const std::vector<std::string>& args) {
     }
     if (!minimise_with.empty()) minimise_findings(findings, minimise_with, svg_dir);
     std::cout << "bcast-trace check-history: " << tally.summary() << "\n";
-    std::cout << "bcast-trace check-history: " << (tally.failures == 0 ? "PASS" : "FAIL") << "\n";
-    return tally.failures == 0 ? 0 : 1;
+    const int status = exit_status(tally);
+    std::cout << "bcast-trace check-history: " << exit_word(status) << "\n";
+    if (!histories.empty()) verdict.implementation = histories.front().implementation;
+    verdict.write(tally, status);
+    return status;
 }
 
 // ---- the driver protocol (docs/drivers.md) ---------------------------------------
@@ -616,6 +652,9 @@ int drive_command(const std::vector<std::string>& args) {
     record_request request;
     request.count = 200;
     std::uint64_t timeout_s = 60;
+    spec::check_options check;
+    verdict_json verdict;
+    verdict.command = "drive";
     std::vector<std::string> command;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--") {
@@ -624,7 +663,11 @@ int drive_command(const std::vector<std::string>& args) {
         }
         if (program_option(args, i, options, request)) continue;
         if (args[i] == "--timeout-s") timeout_s = number_at(args, i);
-        else throw usage_error("drive: unknown option " + args[i] + " (the driver's command comes after --)");
+        else if (args[i] == "--max-states") check.max_states = number_at(args, i);
+        else if (args[i] == "--json") {
+            if (i + 1 >= args.size()) throw usage_error("--json needs a file");
+            verdict.path = args[++i];
+        } else throw usage_error("drive: unknown option " + args[i] + " (the driver's command comes after --)");
     }
     check_program_options(options);
     if (command.empty()) throw usage_error("drive needs the driver's command after --");
@@ -637,6 +680,7 @@ int drive_command(const std::vector<std::string>& args) {
     const auto t0 = std::chrono::steady_clock::now();
     driver d(command, std::chrono::seconds(timeout_s));
     options.implementation = d.implementation();
+    verdict.implementation = d.implementation();
     auto lacks = [&d] {
         std::string names;
         for (spec::call_kind k : d.unsupported()) names += (names.empty() ? "" : ", ") + std::string(spec::name(k));
@@ -649,7 +693,10 @@ int drive_command(const std::vector<std::string>& args) {
         const std::uint64_t id = request.first + k;
         const std::optional<history> h = d.record(options, id);
         if (!h) continue;
-        history_finding f = check_recorded(*h);
+        history_finding f = check_recorded(*h, check);
+        if (f.inconclusive())
+            std::cout << "bcast-trace drive: history " << id << ": INCONCLUSIVE, the search gave up after " << f.report.states_explored
+                      << " states (--max-states)\n";
         if (f.failed() && f.report.result == spec::verdict::lost_wakeup)
             f.unconfirmed = !confirm_lost_wakeup(options, h->threads, id, record); // the same program, sent again
         tally.add(*h, f);
@@ -679,6 +726,7 @@ int drive_command(const std::vector<std::string>& args) {
             write_text(request.svg_path, history_svg(small, sf.report));
             std::cout << "picture: " << request.svg_path << "\n";
         }
+        verdict.write(tally, 1, &small, &sf);
         return 1;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -689,10 +737,13 @@ int drive_command(const std::vector<std::string>& args) {
     if (st.unsupported > 0) std::cout << "bcast-trace drive: the driver lacks " << lacks() << "\n";
     if (tally.histories == 0) {
         std::cout << "bcast-trace drive: FAIL: no history was checked\n";
+        verdict.write(tally, 1);
         return 1;
     }
-    std::cout << "bcast-trace drive: PASS\n";
-    return 0;
+    const int status = exit_status(tally);
+    std::cout << "bcast-trace drive: " << exit_word(status) << "\n";
+    verdict.write(tally, status);
+    return status;
 }
 
 // serve --channel FAMILY: a driver (bcast/trace/driver.hpp) for a registered family.

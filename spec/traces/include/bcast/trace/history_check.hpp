@@ -34,9 +34,15 @@ struct history_finding {
     bool documented = false;           // a finding of upstream's that a row of the divergence table lists
     std::string documented_rule;       // that row's rule (a lost wakeup's rule, or R-LIFE-5 for a two-step activate)
     bool unconfirmed = false;          // a lost wakeup that did not happen again (confirm_lost_wakeup): a stall of the machine
+    // A rejection the search could not prove: it gave up at its state limit
+    // (check_options::max_states) before every order was tried. Neither a pass
+    // nor a failure: INCONCLUSIVE (exit 3 of check-history and drive).
+    bool inconclusive() const {
+        return report.gave_up && (report.result == spec::verdict::not_linearizable || report.result == spec::verdict::lost_wakeup);
+    }
     // Whether this is a failure: not linearizable, or an undocumented lost wakeup that was not ruled out.
     bool failed() const {
-        return !documented && !unconfirmed && accepted_under.empty() &&
+        return !documented && !unconfirmed && accepted_under.empty() && !inconclusive() &&
                (report.result == spec::verdict::not_linearizable || report.result == spec::verdict::lost_wakeup);
     }
     // The rule a finding is reported and minimised under.
@@ -108,17 +114,19 @@ struct history_tally {
     std::uint64_t unconfirmed = 0;                   // lost wakeups that did not happen again
     std::map<std::string, std::uint64_t> accepted;   // not linearizable as written, accepted under a profile entry
     std::uint64_t failures = 0;
+    std::uint64_t inconclusive = 0; // the search gave up before it could prove a rejection (also a verdict above)
 
     void add(const history& h, const history_finding& f) {
         ++histories;
         calls += h.calls.size();
         for (const spec::call& c : h.calls) pending += c.is_pending() ? 1 : 0;
         states += f.report.states_explored;
-        ++verdicts[spec::name(f.report.result)];
+        ++verdicts[f.inconclusive() ? "inconclusive" : spec::name(f.report.result)];
         if (f.documented) ++documented[f.documented_rule];
         if (f.unconfirmed) ++unconfirmed;
         if (!f.accepted_under.empty()) ++accepted[std::string(f.accepted_under)];
         if (f.failed()) ++failures;
+        if (f.inconclusive()) ++inconclusive;
     }
     std::string summary() const {
         std::string s = std::to_string(histories) + " histories, " + std::to_string(calls) + " calls (" +

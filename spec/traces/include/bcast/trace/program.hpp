@@ -159,6 +159,9 @@ inline program make_program(const record_options& options, std::uint64_t id, con
     if (shape == 1 && !plan.has(call_kind::try_broadcast)) shape = 0;
     std::array<int, spec::max_logical_handles> owner{}; // which thread each handle number goes to
     auto made_for = [&](int t, call_kind k, std::size_t from) {
+        // A driver without receiver copies (tokio) gets new receivers instead:
+        // the same thing here, before any message is sent.
+        if (k == call_kind::clone_receiver && !plan.has(k) && plan.has(call_kind::new_receiver)) k = call_kind::new_receiver, from = 0;
         const bool made = plan.has(k) && plan.add(setup, p.setup, k, from, 0);
         if (made) owner[std::size_t(setup.handles.back().logical)] = t;
         return made;
