@@ -188,7 +188,8 @@ def run_program(glue, program):
     except Exception as error:  # noqa: BLE001
         return [{"program": number, "error": f"channel({program['capacity']}): {type(error).__name__}: {error}"}]
     run_calls(-1, program["setup"])  # on this thread, before the others start
-    if not failures and threads:
+    setup_unsupported = any(answer.get("unsupported") for answer in answers)
+    if not failures and threads and not setup_unsupported:  # bcast drops such a program: the threads' handles were never made
         start = threading.Barrier(len(threads))  # without a waker, the threads start together
 
         def thread_main(t):

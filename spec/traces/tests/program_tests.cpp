@@ -75,6 +75,22 @@ TEST(programs, every_call_is_on_a_live_handle_of_its_thread) {
     }
 }
 
+// 8 threads of up to 50 calls would be 400: a program stops drawing at the
+// 256 calls a history may hold, setup included.
+TEST(programs, a_program_never_holds_more_calls_than_a_history_may) {
+    record_options o = some_options(false);
+    o.min_threads = o.max_threads = 8;
+    o.calls = 50;
+    std::size_t largest = 0;
+    for (std::uint64_t id = 0; id < 50; ++id) {
+        const program p = make_program(o, id);
+        std::size_t calls = p.setup.size();
+        for (const auto& l : p.lanes) calls += l.size();
+        largest = std::max(largest, calls);
+    }
+    EXPECT_EQ(largest, spec::max_history_calls);
+}
+
 TEST(programs, an_operation_the_driver_lacks_is_never_asked_for) {
     const operation_set lacks{spec::call_kind::deactivate, spec::call_kind::set_await_active, spec::call_kind::len, spec::call_kind::missed};
     int calls = 0;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <bcast/spec/history.hpp>
+#include <bcast/spec/linearizability.hpp>
 #include <bcast/spec/operations.hpp>
 
 #include "history.hpp"
@@ -61,7 +62,8 @@ using spec::call_kind;
 struct planner {
     rec::rng r;
     const operation_set& unsupported;
-    int next_number = 2; // 0 and 1 are the channel's first sender and receiver
+    int next_number = 2;                              // 0 and 1 are the channel's first sender and receiver
+    std::size_t calls_left = spec::max_history_calls; // a history holds at most this many (setup included)
 
     bool has(call_kind k) const { return !unsupported.contains(k); }
     // Appends call k on lane.handles[which] to `out` and applies its effect;
@@ -74,11 +76,13 @@ struct planner {
         c.request.arg = arg;
         c.timeout_us = timeout_us;
         const bool makes = spec::creates_handle(k);
+        if (calls_left == 0) return false;
         if (makes) {
             if (next_number >= spec::max_logical_handles) return false;
             c.request.out = next_number++;
         }
         out.push_back(c);
+        --calls_left;
         if (spec::consumes_handle(k)) l.handles.erase(l.handles.begin() + std::ptrdiff_t(which));
         if (makes) {
             const spec::handle_kind made = spec::operation_of(k).creates;
@@ -93,7 +97,7 @@ struct planner {
         std::vector<call_kind> queries;
         for (call_kind q : rec::queries)
             if (has(q)) queries.push_back(q);
-        for (int n = 0; n < calls && !l.handles.empty(); ++n) {
+        for (int n = 0; n < calls && !l.handles.empty() && calls_left > 0; ++n) {
             std::vector<rec::choice> options = rec::choices(l, next_number < spec::max_logical_handles, waker);
             std::erase_if(options, [&](const rec::choice& c) { return c.k == call_kind::len ? queries.empty() : !has(c.k); });
             if (options.empty()) return;
