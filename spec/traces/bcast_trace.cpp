@@ -81,7 +81,7 @@ constexpr const char* usage_text =
     "  bcast-trace operations\n"
     "  bcast-trace record [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [--channel reference|FAMILY] [-o FILE] [--svg FILE] [--first N]\n"
     "  bcast-trace check-history HISTORIES [--svg DIR] [--show N] [--no-memo] [--max-states N] [--json FILE] [--minimise-with CMD]\n"
-    "  bcast-trace drive [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [-o FILE] [--svg FILE] [--first N] [--timeout-s T] [--max-states N] [--json FILE] -- CMD ARGS...\n"
+    "  bcast-trace drive [--histories N] [--seed S] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [-o FILE] [--svg FILE] [--first N] [--timeout-s T] [--max-states N] [--json FILE] [--draw-findings DIR] -- CMD ARGS...\n"
     "  bcast-trace serve --channel reference|FAMILY\n"
     "docs/traces.md describes the formats and each command; docs/drivers.md the driver protocol (drive, serve).\n";
 
@@ -520,13 +520,14 @@ std::optional<history> record_with(const std::string& command, const record_opti
     return std::move(recorded.front());
 }
 
-// check-history --minimise-with: the first history of each finding (verdict
-// and rule), recorded again with fewer threads and calls while it still shows
-// that finding; printed, and drawn into `svg_dir` if given.
-void minimise_findings(const std::vector<std::pair<history, history_finding>>& findings, const std::string& command,
-                       const std::string& svg_dir) {
-    const std::string scratch = (std::filesystem::temp_directory_path() / "bcast-trace-minimise").string();
-    std::filesystem::create_directories(scratch);
+// check-history --minimise-with and drive --draw-findings: the first history
+// of each finding (verdict and rule), recorded again by `record` (a callable
+// (const record_options&, id) -> std::optional<history>: a recorder command,
+// or a driver) with fewer threads and calls while it still shows that
+// finding; printed, and drawn into `svg_dir` if given.
+template <class Record>
+void minimise_findings(const std::vector<std::pair<history, history_finding>>& findings, Record record,
+                       const std::string& svg_dir, int attempts) {
     std::vector<std::string> done;
     for (const auto& finding : findings) {
         // Named, not a structured binding: clang 14 cannot capture a binding in a lambda (still_fails).
@@ -544,9 +545,9 @@ void minimise_findings(const std::vector<std::pair<history, history_finding>>& f
         options.stall = std::chrono::milliseconds(*h.stall_ms);
         options.calls = int(*h.calls_per_thread);
         options.contention_only = h.contention;
-        auto record = [&](const record_options& o, std::uint64_t id) { return record_with(command, o, id, scratch); };
+        options.implementation = h.implementation;
         auto still_fails = [&](const history& candidate) { return same_finding(f, candidate); };
-        auto [small, small_options] = minimise_recorded(h, options, h.id, record, still_fails, 10);
+        auto [small, small_options] = minimise_recorded(h, options, h.id, record, still_fails, attempts);
         const history_finding sf = check_recorded(small);
         std::cout << "minimised " << what << ": history " << h.id << " of " << h.implementation << " from " << h.threads
                   << " threads and " << h.calls.size() << " calls to " << small.threads << " threads, at most "
@@ -633,7 +634,12 @@ int check_history_command(const std::vector<std::string>& args) {
                       << spec::to_string(f.report, h.calls);
         }
     }
-    if (!minimise_with.empty()) minimise_findings(findings, minimise_with, svg_dir);
+    if (!minimise_with.empty()) {
+        const std::string scratch = (std::filesystem::temp_directory_path() / "bcast-trace-minimise").string();
+        std::filesystem::create_directories(scratch);
+        auto record = [&](const record_options& o, std::uint64_t id) { return record_with(minimise_with, o, id, scratch); };
+        minimise_findings(findings, record, svg_dir, 10);
+    }
     std::cout << "bcast-trace check-history: " << tally.summary() << "\n";
     const int status = exit_status(tally);
     std::cout << "bcast-trace check-history: " << exit_word(status) << "\n";
@@ -653,6 +659,7 @@ int drive_command(const std::vector<std::string>& args) {
     request.count = 200;
     std::uint64_t timeout_s = 60;
     spec::check_options check;
+    std::string findings_dir; // documented findings (upstream's) minimised and drawn here
     verdict_json verdict;
     verdict.command = "drive";
     std::vector<std::string> command;
@@ -664,7 +671,10 @@ int drive_command(const std::vector<std::string>& args) {
         if (program_option(args, i, options, request)) continue;
         if (args[i] == "--timeout-s") timeout_s = number_at(args, i);
         else if (args[i] == "--max-states") check.max_states = number_at(args, i);
-        else if (args[i] == "--json") {
+        else if (args[i] == "--draw-findings") {
+            if (i + 1 >= args.size()) throw usage_error("--draw-findings needs a directory");
+            findings_dir = args[++i];
+        } else if (args[i] == "--json") {
             if (i + 1 >= args.size()) throw usage_error("--json needs a file");
             verdict.path = args[++i];
         } else throw usage_error("drive: unknown option " + args[i] + " (the driver's command comes after --)");
@@ -689,6 +699,7 @@ int drive_command(const std::vector<std::string>& args) {
     std::cout << "bcast-trace drive: " << d.implementation() << " (profile " << d.profile() << "); it lacks " << lacks() << "\n";
     auto record = [&d](const record_options& o, std::uint64_t id) { return d.record(o, id); };
     history_tally tally;
+    std::vector<std::pair<history, history_finding>> documented; // for --draw-findings
     for (std::uint64_t k = 0; k < request.count; ++k) {
         const std::uint64_t id = request.first + k;
         const std::optional<history> h = d.record(options, id);
@@ -701,6 +712,7 @@ int drive_command(const std::vector<std::string>& args) {
             f.unconfirmed = !confirm_lost_wakeup(options, h->threads, id, record); // the same program, sent again
         tally.add(*h, f);
         if (out) write_history(out, *h);
+        if (f.documented && !findings_dir.empty()) documented.emplace_back(*h, f);
         if (f.unconfirmed)
             std::cout << "bcast-trace drive: history " << id << ": a lost wakeup (" << f.report.rule << ") that fewer than "
                       << confirm_needed << " of " << confirm_attempts << " re-runs showed again: a stall of the machine, not counted\n";
@@ -728,6 +740,13 @@ int drive_command(const std::vector<std::string>& args) {
         }
         verdict.write(tally, 1, &small, &sf);
         return 1;
+    }
+    if (!findings_dir.empty()) {
+        // Each documented finding (an upstream behaviour a row of the divergence
+        // table names) minimised through the driver and drawn, as check-history
+        // --minimise-with does for a recorder.
+        std::filesystem::create_directories(findings_dir);
+        minimise_findings(documented, record, findings_dir, 20);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const drive_stats& st = d.stats();

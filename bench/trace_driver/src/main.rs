@@ -4,10 +4,9 @@
 //!
 //!   bcast-trace-driver replay TRACES [RESULTS]   results in the same format (stdout without RESULTS)
 //!   bcast-trace-driver stranded                  the threaded reproducers of docs/traces.md
-//!   bcast-trace-driver record [--histories N] [--seed S] [--first K] [--threads A-B] [--calls C]
-//!                             [--stall-ms M] [--contention] [--parallel P] [-o FILE]
-//!                                                recorded concurrent histories (record.rs), for
-//!                                                `bcast-trace check-history`
+//!   bcast-trace-driver serve                     bcast's driver protocol (docs/drivers.md), for
+//!                                                `bcast-trace drive` (serve.rs): concurrent
+//!                                                histories drawn and judged by bcast
 //!
 //! replay exits 2 with "FILE:LINE: what" on bad input (malformed JSON, an
 //! unknown operation, a handle that does not exist or is of the wrong kind).
@@ -59,7 +58,7 @@ macro_rules! on_any {
     };
 }
 
-mod record;
+mod serve;
 
 /// Polls a future once with a waker that only records being called.
 /// Some(output) if it completed, None if it is pending.
@@ -486,75 +485,8 @@ fn stranded() -> bool {
 
 const USAGE: &str = "usage: bcast-trace-driver replay TRACES [RESULTS]
        bcast-trace-driver stranded
-       bcast-trace-driver record [--histories N] [--seed S] [--first K] [--threads A-B] [--calls C] [--stall-ms M] [--contention] [--parallel P] [-o FILE]";
+       bcast-trace-driver serve";
 
-/// `record`: the options of bcast-trace record, the same defaults (docs/traces.md, "Histories").
-fn record_command(args: &[String]) -> Result<(), String> {
-    let mut options = record::Options { seed: 1, min_threads: 2, max_threads: 4, calls: 30, stall: Duration::from_millis(20), contention_only: false };
-    let (mut count, mut first, mut parallel, mut out_path) = (100u64, 0u64, 4u64, None::<String>);
-    let mut i = 0;
-    while i < args.len() {
-        let value = |i: usize| -> Result<&String, String> { args.get(i + 1).ok_or(format!("{} needs a value", args[i])) };
-        let number = |i: usize| -> Result<u64, String> {
-            let v = value(i)?;
-            v.parse::<u64>().map_err(|_| format!("{}: '{v}' is not a number", args[i]))
-        };
-        match args[i].as_str() {
-            "--histories" => count = number(i)?,
-            "--seed" => options.seed = number(i)?,
-            "--first" => first = number(i)?,
-            "--calls" => options.calls = number(i)?,
-            "--parallel" => parallel = number(i)?,
-            "--stall-ms" => options.stall = Duration::from_millis(number(i)?),
-            "--threads" => {
-                let v = value(i)?;
-                let (a, b) = match v.split_once('-') {
-                    Some((a, b)) => (a, b),
-                    None => (v.as_str(), v.as_str()),
-                };
-                match (a.parse::<u64>(), b.parse::<u64>()) {
-                    (Ok(a), Ok(b)) => (options.min_threads, options.max_threads) = (a, b),
-                    _ => return Err(format!("--threads: '{v}' is not A-B")),
-                }
-            }
-            "-o" => out_path = Some(value(i)?.clone()),
-            "--contention" => {
-                options.contention_only = true;
-                i += 1;
-                continue;
-            }
-            other => return Err(format!("record: unknown option {other}")),
-        }
-        i += 2;
-    }
-    if options.min_threads < 1 || options.max_threads < options.min_threads || options.max_threads > 8 {
-        return Err("--threads must be A-B with 1 <= A <= B <= 8".into());
-    }
-    if options.calls < 1 || options.calls > 50 {
-        return Err("--calls must be 1..50 (a history holds at most 256 calls)".into());
-    }
-    if options.stall < Duration::from_millis(2) {
-        return Err("--stall-ms must be at least 2".into());
-    }
-    if !(1..=64).contains(&parallel) {
-        return Err("--parallel must be 1..64".into());
-    }
-    let started = std::time::Instant::now();
-    let mut out: Box<dyn Write> = match &out_path {
-        Some(path) => Box::new(BufWriter::new(fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?)),
-        None => Box::new(BufWriter::new(io::stdout())),
-    };
-    let stats = record::record_all(&options, first, count, parallel, out.as_mut())?;
-    out.flush().map_err(|e| e.to_string())?;
-    eprintln!(
-        "bcast-trace-driver record: {} histories of {IMPLEMENTATION} recorded, {} with a stalled call, {} discarded (not quiescent); {:.1} s",
-        stats.recorded,
-        stats.stalled,
-        stats.discarded,
-        started.elapsed().as_secs_f64()
-    );
-    Ok(())
-}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -590,13 +522,7 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        Some("record") => match record_command(&args[1..]) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("bcast-trace-driver: {e}\n{USAGE}");
-                ExitCode::from(2)
-            }
-        },
+        Some("serve") if args.len() == 1 => serve::serve(),
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)

@@ -3,16 +3,16 @@
 """The drivers' vocabulary against the one operation table.
 
 `bcast-trace operations` prints the table (spec/include/bcast/spec/operations.hpp)
-as JSON Lines. The async-broadcast driver (bench/trace_driver) names operations
-by string in two places: the trace replayer's `match op` (src/main.rs) and the
-history recorder's `Op::name` and query list (src/record.rs). This checks that
-  - every name the driver matches or writes is an operation of the table
-    (a rename in the table, or a typo in the driver, fails here, not at run time);
+as JSON Lines. The async-broadcast driver's trace replayer (bench/trace_driver,
+its `match op` in src/main.rs) names operations by string; this checks that
+  - every name the replayer matches is an operation of the table (a rename in
+    the table, or a typo in the driver, fails here, not at run time);
   - the replayer answers every operation of the trace language (its own result,
-    or {"unsupported":true});
-  - the recorder writes only operations the table marks `recorded`, and the
-    ones its `makes_handle` lists are exactly those that create a handle.
-The Python driver library of the driver protocol (spec/drivers/python/bcast_driver.py,
+    or {"unsupported":true}).
+The Rust driver library of the driver protocol (spec/drivers/rust/src/program.rs)
+names every operation in `Op::name` and classes them in `makes_handle` and
+`consumes_handle`: its names must be exactly the table's `recorded` rows, and
+its classes the table's. The Python driver library of the driver protocol (spec/drivers/python/bcast_driver.py,
 docs/drivers.md) keeps the table's names and classes in OPERATIONS, SENDS,
 RECEIVES, CONSUMES and ANSWERS_VALUE: each must be exactly the table's.
 
@@ -57,28 +57,45 @@ def replayer_names(main_rs):
     return found
 
 
-def recorder_names(record_rs):
-    """(name, line) of Op::name's strings and of the QUERIES list; and the Op variants makes_handle lists."""
-    names, makes = [], set()
-    variant_name = {}
-    in_makes = False
-    for number, line in enumerate(lines_of(record_rs), 1):
+def library_names(program_rs):
+    """(name, line) of Op::name's strings; and the names makes_handle and consumes_handle list."""
+    names, variant_name, classes, inside = [], {}, {"makes_handle": set(), "consumes_handle": set()}, None
+    for number, line in enumerate(lines_of(program_rs), 1):
         m = re.match(r'\s*Op::(\w+) => "([a-z_]+)",', line)
         if m:
             names.append((m.group(2), number))
             variant_name[m.group(1)] = m.group(2)
-        if line.strip().startswith("const QUERIES"):
-            names += [(n, number + 1) for n in re.findall(r'"([a-z_]+)"', lines_of(record_rs)[number])]
-        if "fn makes_handle" in line:
-            in_makes = True
-        elif in_makes and line.strip().startswith("fn "):
-            in_makes = False
-        if in_makes:
-            makes.update(re.findall(r"Op::(\w+)", line))
-    return names, {variant_name[v] for v in makes if v in variant_name}
+        function = re.search(r"fn (\w+)\(", line)
+        if function:
+            inside = function.group(1) if function.group(1) in classes else None
+        elif inside:
+            classes[inside].update(re.findall(r"Op::(\w+)", line))
+    return names, {k: {variant_name.get(v, v) for v in vs} for k, vs in classes.items()}
 
 
-def check(table, main_rs, record_rs, where):
+def check_library(table, program_rs, where):
+    problems = []
+    named, classes = library_names(program_rs)
+    if not named:
+        return [f"{where}: no `Op::… => \"name\"` arms found: the check no longer reads the library"]
+    for name, line in named:
+        if name not in table:
+            problems.append(f"{where}:{line}: \"{name}\" is not an operation of the table")
+        elif not table[name]["recorded"]:
+            problems.append(f"{where}:{line}: \"{name}\" is not `recorded` in the table")
+    recorded = {n for n, row in table.items() if row["recorded"]}
+    have = {n for n, _ in named}
+    if recorded - have:
+        problems.append(f"{where}: Op::name lacks {sorted(recorded - have)}")
+    want = {"makes_handle": {n for n in recorded if table[n]["creates"] != "none"},
+            "consumes_handle": {n for n in recorded if table[n]["consumes"]}}
+    for function, expected in want.items():
+        if classes[function] != expected:
+            problems.append(f"{where}: {function} lists {sorted(classes[function])}, the table's are {sorted(expected)}")
+    return problems
+
+
+def check(table, main_rs, where):
     problems = []
     replayed = replayer_names(main_rs)
     if not replayed:
@@ -90,18 +107,6 @@ def check(table, main_rs, record_rs, where):
     for name, row in table.items():
         if row["trace"] and name not in answered:
             problems.append(f"{where}/src/main.rs: the replayer has no arm for \"{name}\" (answer it, or {{\"unsupported\":true}})")
-    recorded, makes = recorder_names(record_rs)
-    if not recorded:
-        problems.append(f"{where}/src/record.rs: no `Op::… => \"name\"` arms found: the check no longer reads the driver")
-    for name, line in recorded:
-        if name not in table:
-            problems.append(f"{where}/src/record.rs:{line}: \"{name}\" is not an operation of the table")
-        elif not table[name]["recorded"]:
-            problems.append(f"{where}/src/record.rs:{line}: \"{name}\" is not `recorded` in the table")
-    recorder_ops = {name for name, _ in recorded if name in table}
-    creating = {name for name in recorder_ops if table[name]["creates"] != "none"}
-    if makes != creating:
-        problems.append(f"{where}/src/record.rs: makes_handle lists {sorted(makes)}, the table's creating operations are {sorted(creating)}")
     return problems
 
 
@@ -138,24 +143,26 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tool", required=True, help="the bcast-trace binary")
     parser.add_argument("--driver", default=os.path.join(REPO, "bench", "trace_driver"))
+    parser.add_argument("--rust-library", default=os.path.join(REPO, "spec", "drivers", "rust", "src", "program.rs"))
     parser.add_argument("--python-driver", default=os.path.join(REPO, "spec", "drivers", "python", "bcast_driver.py"))
     parser.add_argument("--self-test", action="store_true")
     args = parser.parse_args()
     table = read_table(args.tool)
     with open(os.path.join(args.driver, "src", "main.rs")) as f:
         main_rs = f.read()
-    with open(os.path.join(args.driver, "src", "record.rs")) as f:
-        record_rs = f.read()
+    with open(args.rust_library) as f:
+        program_rs = f.read()
     where = os.path.relpath(args.driver, REPO)
-    problems = check(table, main_rs, record_rs, where)
+    library_where = os.path.relpath(args.rust_library, REPO)
+    problems = check(table, main_rs, where) + check_library(table, program_rs, library_where)
     python_driver = load_python_driver(args.python_driver)
     python_where = os.path.relpath(args.python_driver, REPO)
     problems += check_python(table, python_driver, python_where)
     for p in problems:
         print(p)
     if args.self_test:
-        drifted = check(table, main_rs.replace('"try_broadcast" =>', '"try_send" =>'),
-                        record_rs.replace('=> "try_broadcast",', '=> "try_send",'), where)
+        drifted = check(table, main_rs.replace('"try_broadcast" =>', '"try_send" =>'), where) + \
+            check_library(table, program_rs.replace('=> "try_broadcast",', '=> "try_send",'), library_where)
         if not any('"try_send" is not an operation' in p for p in drifted):
             print("self-test: a driver that spells try_broadcast \"try_send\" was not caught")
             return 1
