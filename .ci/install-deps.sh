@@ -8,7 +8,8 @@ common=(cmake make g++ python3 patch libgtest-dev libgmock-dev libbenchmark-dev)
 case "${1:-test}" in
   test)  wanted=("${common[@]}" clang libclang-rt-14-dev clang-format clang-tidy librapidcheck-dev relacy-dev valgrind doxygen libasio-dev gdb
                  pkg-config clang-19 libc++-19-dev libc++abi-19-dev lintian
-                 cargo rustc librust-async-broadcast-dev librust-futures-lite-dev librust-serde-json-dev librust-waker-fn-dev) ;;
+                 cargo rustc librust-async-broadcast-dev librust-futures-lite-dev librust-serde-json-dev librust-waker-fn-dev
+                 librust-tokio-dev) ;;
   bench) wanted=("${common[@]}" valgrind binutils gnuplot-nox cargo rustc
                  librust-async-broadcast-dev librust-tokio-dev librust-futures-lite-dev librust-libc-dev) ;;
   *) echo "usage: $0 test|bench" >&2; exit 2 ;;
