@@ -26,6 +26,16 @@ import threading
 import bcast_driver
 
 LOST_WAKEUP = False  # set by --lost-wakeup: the seeded bug in _Channel.queue_message_locked
+# Set by --early-timeout: the seeded bug of a time conversion that truncates a timeout to whole
+# milliseconds (0.7 ms becomes 0), so a timed wait gives up before its deadline. Only a history
+# that records each timed call's deadline (version 2) can tell: without it a timed_out answer may
+# take effect anywhere in the call, its invocation included.
+EARLY_TIMEOUT = False
+
+
+def _waited(timeout):
+    """The timeout the waits use: the caller's, or (the seeded bug) truncated to whole milliseconds."""
+    return int(timeout * 1000) / 1000 if EARLY_TIMEOUT else timeout
 
 
 class SendError(Exception):
@@ -173,7 +183,7 @@ class Sender(_Handle):
     def broadcast(self, message, timeout):
         """try_broadcast once the channel takes it; SendError("timed_out") after `timeout` seconds."""
         with self._ch.lock:  # wait_for re-checks once after the deadline (R-SEND-4)
-            if not self._ch.room.wait_for(lambda: not self._ch.send_blocks_locked(), timeout):
+            if not self._ch.room.wait_for(lambda: not self._ch.send_blocks_locked(), _waited(timeout)):
                 raise SendError("timed_out", message)
             return self._ch.queue_message_locked(message)
 
@@ -216,7 +226,7 @@ class Receiver(_Handle):
     def recv(self, timeout):
         """try_recv once there is something to take; RecvError("timed_out") after `timeout` seconds."""
         with self._ch.lock:  # wait_for re-checks once after the deadline (R-RECV-5)
-            if not self._ch.news.wait_for(lambda: self.position != self._ch.tail() or self._ch.closed, timeout):
+            if not self._ch.news.wait_for(lambda: self.position != self._ch.tail() or self._ch.closed, _waited(timeout)):
                 raise RecvError("timed_out")
             return self._take_locked()
 
@@ -334,11 +344,16 @@ class Glue:
 
 
 def main():
-    global LOST_WAKEUP
+    global LOST_WAKEUP, EARLY_TIMEOUT
     parser = argparse.ArgumentParser(description="The example channel's driver for bcast-trace drive.")
     parser.add_argument("--lost-wakeup", action="store_true", help="seed the bug: a send wakes one receiver")
-    LOST_WAKEUP = parser.parse_args().lost_wakeup
-    bcast_driver.serve(Glue(), "example-channel 1.0" + (" (lost wakeup seeded)" if LOST_WAKEUP else ""))
+    parser.add_argument("--early-timeout", action="store_true",
+                        help="seed the bug: a timeout truncated to whole milliseconds")
+    args = parser.parse_args()
+    LOST_WAKEUP = args.lost_wakeup
+    EARLY_TIMEOUT = args.early_timeout
+    seeded = [name for name, on in (("lost wakeup", args.lost_wakeup), ("early timeout", args.early_timeout)) if on]
+    bcast_driver.serve(Glue(), "example-channel 1.0" + (f" ({', '.join(seeded)} seeded)" if seeded else ""))
 
 
 if __name__ == "__main__":

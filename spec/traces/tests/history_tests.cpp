@@ -345,6 +345,42 @@ TEST(history_check, a_tokio_history_is_checked_against_the_model_in_tokios_state
               spec::verdict::not_linearizable);
 }
 
+// Version 2: a timed call's deadline. A recv_timed that answered timed_out takes
+// effect at or after its deadline, so a send that returned before the deadline
+// comes first and the receive should have found its message; without the
+// deadline (version 1) the same answer may take effect at the invocation, and
+// passes. An answer of timed_out before the deadline is R-RECV-5's violation.
+TEST(history_check, a_timed_out_answer_takes_effect_no_earlier_than_its_deadline) {
+    const std::string head2 = R"({"format":"bcast-history","version":2,"history":0,"capacity":1,"threads":2,"target":"bcast","implementation":"test"})"
+                              "\n";
+    auto history_with = [](const std::string& deadline, const std::string& returned) {
+        return std::string(R"({"history":0,"call":0,"thread":0,"op":"recv_timed","handle":1,"timeout_us":500,"invoked":1,)") + deadline +
+               R"("returned":)" + returned + R"(,"result":{"error":"timed_out"}})"
+                                             "\n"
+                                             R"({"history":0,"call":1,"thread":1,"op":"try_broadcast","handle":0,"message":7,"invoked":2,"returned":3,"result":{"ok":true}})"
+                                             "\n";
+    };
+    const history late = parse(head2 + history_with(R"("deadline":4,)", "5"))[0];
+    const history_finding caught = check_recorded(late);
+    EXPECT_EQ(caught.report.result, spec::verdict::not_linearizable) << spec::to_string(caught.report, late.calls);
+
+    std::string head1 = head2;
+    head1.replace(head1.find(R"("version":2)"), 11, R"("version":1)");
+    EXPECT_EQ(check_recorded(parse(head1 + history_with("", "5"))[0]).report.result, spec::verdict::linearizable);
+    EXPECT_EQ(check_recorded(parse(head2 + history_with(R"("deadline":2,)", "5"))[0]).report.result, spec::verdict::linearizable);
+
+    const history early = parse(head2 + history_with(R"("deadline":6,)", "5"))[0];
+    const history_finding too_soon = check_recorded(early);
+    EXPECT_EQ(too_soon.report.result, spec::verdict::not_linearizable);
+    EXPECT_EQ(too_soon.report.rule, "R-RECV-5");
+
+    EXPECT_EQ(error_of(head1 + history_with(R"("deadline":4,)", "5")), "test.jsonl:2: \"deadline\" is a member of version 2 (this history says version 1)");
+    EXPECT_EQ(error_of(head2 + history_with(R"("deadline":0,)", "5")), "test.jsonl:2: \"deadline\" is before \"invoked\"");
+    std::ostringstream written;
+    write_history(written, late);
+    EXPECT_NE(written.str().find(R"("invoked":1,"deadline":4,"returned":5)"), std::string::npos) << written.str();
+}
+
 // An evicting send is one step: once a receiver got the new message, no
 // receiver may still get the message it evicted. The first bcast::fast broke
 // this (its eviction was published after its message; found by

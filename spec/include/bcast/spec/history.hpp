@@ -84,6 +84,10 @@ struct call {
     int arg = 0;                           // message / capacity / flag
     std::uint64_t invoked = 0;             // tick of the invocation
     std::uint64_t returned = pending_tick; // tick of the response; pending_tick: still pending when the run ended
+    // A timed call's deadline on the same clock: the first tick at or after it
+    // (0: not recorded). A timed_out answer takes effect no earlier (R-SEND-4,
+    // R-RECV-5), so every call that returned before the deadline precedes it.
+    std::uint64_t deadline = 0;
     outcome result{};
     // Whether the call had not returned when the run ended.
     bool is_pending() const { return returned == pending_tick; }

@@ -696,16 +696,44 @@ inline const char* rule_text(const std::string& rule) {
 // named by the given logical handles. Throws std::invalid_argument for more
 // than max_history_calls calls or a malformed call (a handle outside 0..63, a
 // response before its invocation), and what the model throws for capacity 0.
+//
+// A timed call that answered timed_out and carries its deadline takes effect
+// at or after it (R-SEND-4, R-RECV-5): it is searched as if invoked at the
+// deadline, so every call that returned before the deadline comes first; and
+// one that returned before its deadline gave up too early, a violation
+// reported as not linearizable with the rule it breaks.
 inline check_report check_history(std::span<const call> calls, std::size_t capacity, int first_sender_handle = 0,
                                   int first_receiver_handle = 1, check_options options = {}) {
-    return detail::lin::checker(calls, capacity, first_sender_handle, first_receiver_handle, options).run();
+    std::vector<call> timed(calls.begin(), calls.end());
+    bool moved = false;
+    for (std::size_t i = 0; i < timed.size(); ++i) {
+        call& c = timed[i];
+        const bool gave_up = !c.is_pending() && c.deadline != 0 &&
+                             c.result.code == 1 + int(is_send(c.kind) ? int(bcast::send_errc::timed_out) : int(bcast::recv_errc::timed_out)) &&
+                             (is_send(c.kind) || is_recv(c.kind));
+        if (!gave_up || c.deadline <= c.invoked) continue;
+        if (c.deadline > c.returned) {
+            check_report r;
+            r.result = verdict::not_linearizable;
+            r.unplaceable = i;
+            r.rule = is_send(c.kind) ? "R-SEND-4" : "R-RECV-5";
+            r.model_state = "call #" + std::to_string(i) + " answered timed_out at tick " + std::to_string(c.returned) +
+                            ", before its deadline (tick " + std::to_string(c.deadline) + ")";
+            return r;
+        }
+        c.invoked = c.deadline;
+        moved = true;
+    }
+    if (!moved) return detail::lin::checker(calls, capacity, first_sender_handle, first_receiver_handle, options).run();
+    return detail::lin::checker(timed, capacity, first_sender_handle, first_receiver_handle, options).run();
 }
 
 // One call on one line: "thread T kind h=.. [out=..] arg=.. [invoked,returned] -> code/value/missed (name)".
 inline std::string to_string(const call& c) {
     std::string s = "thread " + std::to_string(c.thread) + " " + name(c.kind) + " h=" + std::to_string(c.handle);
     if (detail::lin::creates_handle(c.kind)) s += " out=" + std::to_string(c.out);
-    s += " arg=" + std::to_string(c.arg) + " [" + std::to_string(c.invoked) + ",";
+    s += " arg=" + std::to_string(c.arg) + (c.deadline != 0 ? " deadline=" + std::to_string(c.deadline) : std::string()) + " [" +
+         std::to_string(c.invoked) + ",";
     if (c.is_pending()) return s + "pending] -> pending";
     s += std::to_string(c.returned) + "] -> " + std::to_string(c.result.code) + "/" + std::to_string(c.result.value) +
          "/" + std::to_string(c.result.missed);
@@ -749,6 +777,7 @@ inline std::string to_string(const check_report& r, std::span<const call> calls)
              " completed calls respects real time and gives the recorded answers\n";
         s += "longest linearisable prefix (" + std::to_string(r.order.size()) + " calls):\n" + list(r.order);
         s += "model state after the prefix: " + r.model_state + "\n";
+        if (!r.rule.empty()) s += "rule " + r.rule + ": a timed call gives up only once its deadline has passed\n";
         if (r.unplaceable) s += "cannot place next (the earliest-returning unplaced call):\n" + line(*r.unplaceable);
         break;
     case verdict::lost_wakeup:

@@ -364,11 +364,18 @@ private:
                     return std::nullopt;
                 }
         }
-        // Ticks: the ranks of the times, an invocation before a response at equal times (overlapping).
+        // A timed call's deadline on the driver's clock: its invocation plus its
+        // timeout (read before the call, so no later than the deadline the
+        // implementation computes inside it: a constraint it must meet).
+        auto deadline_ns = [](const entry& e) { return e.invoked_ns + e.timeout_us * 1000; };
+        auto timed = [](const entry& e) { return !e.stalled && spec::is_timed(e.c.kind); };
+        // Ticks: the ranks of the times, an invocation (or a deadline) before a
+        // response at equal times (overlapping).
         std::vector<std::int64_t> keys;
         for (const entry& e : all) {
             keys.push_back(2 * e.invoked_ns);
             if (!e.stalled) keys.push_back(2 * e.returned_ns + 1);
+            if (timed(e)) keys.push_back(2 * deadline_ns(e));
         }
         std::sort(keys.begin(), keys.end());
         keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
@@ -388,6 +395,7 @@ private:
         for (entry& e : all) {
             e.c.invoked = tick(2 * e.invoked_ns);
             e.c.returned = e.stalled ? spec::pending_tick : tick(2 * e.returned_ns + 1);
+            if (timed(e)) e.c.deadline = tick(2 * deadline_ns(e));
             h.calls.push_back(e.c);
             h.timeout_us.push_back(e.timeout_us);
             h.call_lines.push_back(0);

@@ -31,10 +31,13 @@
 namespace bcast::trace {
 
 inline constexpr std::string_view history_format_name = "bcast-history";
-inline constexpr std::int64_t history_format_version = 1;
+// Version 2 adds a timed call's "deadline" (docs/traces.md); a history without
+// one is written as version 1, and both are read.
+inline constexpr std::int64_t history_format_version = 2;
 
 struct history {
-    std::size_t line = 0; // of its header in the file it was read from (0: made in memory)
+    std::size_t line = 0;                          // of its header in the file it was read from (0: made in memory)
+    std::int64_t version = history_format_version; // as read (1: no deadlines)
     std::uint64_t id = 0;
     std::size_t capacity = 1;
     int threads = 0;
@@ -151,6 +154,7 @@ inline json call_json(const history& h, std::size_t index) {
     json_object o{{"history", json(h.id)}, {"call", json(std::uint64_t{index})}, {"thread", json(c.thread)}};
     add_request_members(o, c, index < h.timeout_us.size() ? h.timeout_us[index] : 0);
     o.emplace_back("invoked", json(c.invoked));
+    if (c.deadline != 0) o.emplace_back("deadline", json(c.deadline)); // version 2
     if (c.is_pending()) {
         o.emplace_back("pending", json(true));
     } else {
@@ -161,7 +165,8 @@ inline json call_json(const history& h, std::size_t index) {
 }
 
 inline void write_history(std::ostream& out, const history& h) {
-    json_object head{{"format", json(std::string(history_format_name))}, {"version", json(history_format_version)}, {"history", json(h.id)}, {"capacity", json(std::uint64_t{h.capacity})}, {"threads", json(h.threads)}, {"target", json(h.target)}, {"implementation", json(h.implementation)}};
+    const bool deadlines = std::any_of(h.calls.begin(), h.calls.end(), [](const spec::call& c) { return c.deadline != 0; });
+    json_object head{{"format", json(std::string(history_format_name))}, {"version", json(std::int64_t{deadlines ? 2 : 1})}, {"history", json(h.id)}, {"capacity", json(std::uint64_t{h.capacity})}, {"threads", json(h.threads)}, {"target", json(h.target)}, {"implementation", json(h.implementation)}};
     if (h.seed) head.emplace_back("seed", json(*h.seed));
     if (h.stall_ms) head.emplace_back("stall_ms", json(*h.stall_ms));
     if (h.calls_per_thread) head.emplace_back("calls", json(*h.calls_per_thread));
@@ -348,9 +353,12 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
     for_each_object(in, source, [&](const json& o, std::size_t line) {
         if (o.find("format") != nullptr) {
             only_members(o, {"format", "version", "history", "capacity", "threads", "target", "implementation", "seed", "stall_ms", "calls", "contention", "profile"}, source, line);
-            check_format(o, history_format_name, history_format_version, source, line);
+            const json* v = o.find("version");
+            const bool first_version = v != nullptr && v->is_int() && v->as_int() == 1; // read too: no deadlines
+            check_format(o, history_format_name, first_version ? 1 : history_format_version, source, line);
             history h;
             h.line = line;
+            h.version = first_version ? 1 : history_format_version;
             h.id = counter(o, "history", source, line);
             h.capacity = counter(o, "capacity", source, line);
             if (h.capacity == 0) fail_at(source, line, "\"capacity\" must be at least 1 (R-CAP-1)");
@@ -382,7 +390,7 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
             kind_of_handle[1] = handle_kind::receiver;
             return;
         }
-        only_members(o, {"history", "call", "thread", "op", "handle", "new", "message", "arg", "timeout_us", "invoked", "returned", "pending", "result"}, source, line);
+        only_members(o, {"history", "call", "thread", "op", "handle", "new", "message", "arg", "timeout_us", "invoked", "deadline", "returned", "pending", "result"}, source, line);
         if (histories.empty()) fail_at(source, line, "a call before any history header");
         history& h = histories.back();
         if (counter(o, "history", source, line) != h.id)
@@ -414,6 +422,12 @@ inline std::vector<history> read_histories(std::istream& in, std::string_view so
             kind_of_handle[std::size_t(c.out)] = makes(c.kind);
         }
         c.invoked = counter(o, "invoked", source, line);
+        if (o.find("deadline") != nullptr) {
+            if (h.version < 2) fail_at(source, line, "\"deadline\" is a member of version 2 (this history says version 1)");
+            if (!is_timed(c.kind)) fail_at(source, line, "\"" + name + "\" has no deadline (only the timed calls)");
+            c.deadline = counter(o, "deadline", source, line);
+            if (c.deadline < c.invoked) fail_at(source, line, "\"deadline\" is before \"invoked\"");
+        }
         if (const json* p = o.find("pending")) {
             if (!p->is_bool() || !p->as_bool()) fail_at(source, line, "\"pending\" must be true (leave it out otherwise)");
             if (o.find("returned") != nullptr || o.find("result") != nullptr)
