@@ -31,8 +31,8 @@
 // --strict: when there is none), 1 otherwise, 2 on bad input or usage;
 // record, check-history and drive exit 0 when every history is linearizable
 // with no lost wakeup (check-history: or only documented ones), 1 otherwise
-// (drive: also when the driver reports a failure), 2 on bad input or usage
-// (drive: also a driver that breaks the protocol, exits or hangs), 3 when none
+// 2 on bad input or usage (drive: also a driver that breaks the protocol,
+// exits, hangs or reports that it could not run a program), 3 when none
 // failed but the search gave up on one before it could prove a rejection
 // (--max-states; INCONCLUSIVE). --json FILE writes the verdict as one object.
 #include <algorithm>
@@ -717,8 +717,8 @@ int drive_command(const std::vector<std::string>& args) {
             std::cout << "bcast-trace drive: history " << id << ": a lost wakeup (" << f.report.rule << ") that fewer than "
                       << confirm_needed << " of " << confirm_attempts << " re-runs showed again: a stall of the machine, not counted\n";
         if (!f.failed()) continue;
-        std::cout << "bcast-trace drive: history " << id << " (seed " << options.seed << ") FAILED, the first of "
-                  << tally.histories << " histories to fail: " << spec::name(f.report.result)
+        std::cout << "bcast-trace drive: history " << id << " (seed " << options.seed << ") FAILED, after "
+                  << tally.histories << " histories (the first to fail): " << spec::name(f.report.result)
                   << (f.rule().empty() ? "" : " " + f.rule()) << "\n";
         // The same verdict (a lost wakeup: of the same rule; a history that is
         // not linearizable may fail at another call when smaller).
@@ -728,8 +728,13 @@ int drive_command(const std::vector<std::string>& args) {
         };
         auto [small, small_options] = minimise_recorded(*h, options, id, record, still_fails);
         const history_finding sf = check_recorded(small);
-        std::cout << "minimised: " << small.threads << " threads, at most " << small_options.calls << " calls each, "
-                  << small.calls.size() << " calls in all (bcast-trace drive --seed " << options.seed << " --first " << id
+        std::map<int, int> per_thread; // calls a thread made (a waiter's first call comes on top of --calls)
+        for (const spec::call& c : small.calls)
+            if (c.thread >= 0) ++per_thread[c.thread];
+        int most = 0;
+        for (const auto& [thread, n] : per_thread) most = std::max(most, n);
+        std::cout << "minimised: " << small.threads << " threads, at most " << most << " calls a thread (--calls " << small_options.calls
+                  << "), " << small.calls.size() << " calls in all, setup included (bcast-trace drive --seed " << options.seed << " --first " << id
                   << " --histories 1 --threads " << small.threads << " --calls " << small_options.calls
                   << (options.contention_only ? " --contention" : "") << " -- ...)\n"
                   << spec::to_string(sf.report, small.calls);
@@ -803,7 +808,7 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const driver_reported_failure& e) {
         std::cerr << "bcast-trace: " << e.what() << "\n";
-        return 1;
+        return 2;
     } catch (const usage_error& e) {
         std::cerr << "bcast-trace: " << e.what() << "\n"
                   << usage_text;

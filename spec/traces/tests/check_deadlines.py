@@ -54,7 +54,7 @@ def main():
 
     seeded = os.path.join(args.work, "early-timeout.jsonl")
     status, said = drive(args, ["--early-timeout"], seeded)
-    found = re.search(r"FAILED, the first of (\d+) histories to fail: not_linearizable (R-SEND-4|R-RECV-5)", said)
+    found = re.search(r"FAILED, after (\d+) histories \(the first to fail\): not_linearizable (R-SEND-4|R-RECV-5)", said)
     if status != 1 or not found:
         problems.append(f"the early timeout was not found as R-SEND-4 / R-RECV-5 (exit {status}):\n" + said[-1500:])
     else:

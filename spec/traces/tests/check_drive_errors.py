@@ -31,7 +31,7 @@ EXPECTED = {
     "--hang": (2, r"the driver hung: program 1 not ended within 3 s"),
     "--crash": (2, r"the driver's output ended after line \d+: it exited with status 3"),
     "--no-hello": (2, r"the driver said no hello within 3 s"),
-    "--wrong-answer": (1, r"FAILED, the first of \d+ histories to fail: not_linearizable"),
+    "--wrong-answer": (1, r"FAILED, after \d+ histories \(the first to fail\): not_linearizable"),
 }
 
 

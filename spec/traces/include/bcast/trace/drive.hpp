@@ -38,7 +38,9 @@ namespace bcast::trace {
 struct driver_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-// The driver answered `{"error":...}`: the implementation failed (exit 1).
+// The driver answered `{"error":...}`: it could not run a program (an
+// exception of the implementation or of the glue; exit 2, as a driver error:
+// exit 1 is kept for what the checker finds).
 struct driver_reported_failure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
@@ -229,7 +231,16 @@ public:
 private:
     static constexpr std::string_view source = "driver";
 
-    json parse_line(const std::string& line) { return detail::parse_object_line(line, source, process_.lines_read()); }
+    // A line that is not JSON is most often a print() of the glue: standard
+    // output is the protocol's, logging belongs on standard error.
+    json parse_line(const std::string& line) {
+        try {
+            return detail::parse_object_line(line, source, process_.lines_read());
+        } catch (const format_error& e) {
+            throw format_error(std::string(e.what()) + " in the line \"" + line.substr(0, 120) + (line.size() > 120 ? "..." : "") +
+                               "\" (the driver's standard output is the protocol: log to standard error)");
+        }
+    }
 
     // Every answer of program p, [thread + 1][call] (the setup first); true
     // with them when the driver said it lacks one of the program's operations.
@@ -251,7 +262,7 @@ private:
         for (;;) {
             const std::optional<std::string> text_line = process_.read_line(deadline);
             if (!text_line)
-                throw driver_error("the driver hung: program " + std::to_string(p.id) + " not ended within " + std::to_string(patience_.count()) + " s (its last line was " + std::to_string(process_.lines_read()) + "); bcast-trace drive --timeout-s sets the limit");
+                throw driver_error("the driver hung: program " + std::to_string(p.id) + " not ended within " + std::to_string(patience_.count()) + " s (its last line was " + std::to_string(process_.lines_read()) + "); most often a broadcast or recv run without its bound_us, or a timed call that never times out (docs/drivers.md); bcast-trace drive --timeout-s sets the limit");
             const std::size_t line = process_.lines_read();
             if (text_line->find_first_not_of(" \t\r") == std::string::npos) continue;
             const json o = parse_line(*text_line);
@@ -259,7 +270,7 @@ private:
                 fail_at(source, line, "an answer to program " + member(o, "program", source, line).dump() + " while program " + std::to_string(p.id) + " runs");
             if (const json* e = o.find("error")) {
                 only_members(o, {"program", "error"}, source, line);
-                throw driver_reported_failure("the driver reports a failure in program " + std::to_string(p.id) + ": " + (e->is_string() ? e->as_string() : e->dump()));
+                throw driver_reported_failure("the driver could not run program " + std::to_string(p.id) + " (an exception of the implementation or of the glue): " + (e->is_string() ? e->as_string() : e->dump()));
             }
             if (const json* end = o.find("end")) {
                 only_members(o, {"program", "end"}, source, line);

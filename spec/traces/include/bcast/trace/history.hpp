@@ -214,7 +214,7 @@ inline spec::outcome outcome_of(const spec::call& c, const json& r, std::string_
         if (error == nullptr) wrong("is neither {\"ok\":true,...} nor {\"error\":...}");
         only({"error", "message"});
         const int code = error_code(error->as_string(), send_error_name);
-        if (code == 0) wrong("names an error a send does not have");
+        if (code == 0) wrong("names an error a send does not have (full, closed, inactive, timed_out)");
         const json* m = r.find("message");
         if (m == nullptr || !m->is_int() || m->as_int() != c.arg) wrong("must hand the message back (\"message\": " + std::to_string(c.arg) + ")");
         return {code, c.arg, 0};
@@ -228,7 +228,7 @@ inline spec::outcome outcome_of(const spec::call& c, const json& r, std::string_
         }
         if (error == nullptr) wrong("is neither {\"ok\":true,...} nor {\"error\":...}");
         const int code = error_code(error->as_string(), recv_error_name);
-        if (code == 0) wrong("names an error a receive does not have");
+        if (code == 0) wrong("names an error a receive does not have (empty, closed, overflowed, timed_out)");
         if (code == 1 + int(recv_errc::overflowed)) {
             only({"error", "missed"});
             const json* n = r.find("missed");
