@@ -24,9 +24,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::task::{Context, Poll};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use async_broadcast::{broadcast, InactiveReceiver, Receiver, RecvError, Sender, TryRecvError, TrySendError};
+use async_broadcast::{broadcast, InactiveReceiver, Receiver, RecvError, SendError, Sender, TryRecvError, TrySendError};
 use serde_json::{json, Map, Value};
 
 const IMPLEMENTATION: &str = "async-broadcast 0.4.1";
@@ -434,6 +434,173 @@ fn report(rule: &str, what: &str, (finished, woken): (bool, bool)) -> bool {
     stranded
 }
 
+/// What `senders_wait_after` saw.
+struct Turns {
+    /// Senders waiting in threads, and how many of them finished within BOUND.
+    threads: usize,
+    finished: usize,
+    /// Whether anything called the waker of the sender waiting behind the
+    /// threads (polled by hand) within BOUND.
+    probe_notified: bool,
+    /// That sender's answer once the threads are done, from the channel's
+    /// state (`would_send`): whether it had to be woken (R-WAKE-1).
+    answer_changed: Option<&'static str>,
+    /// Only when the first thread kept its finished future: whether dropping
+    /// it afterwards called the waker.
+    notified_after_drop: Option<bool>,
+    /// That sender polled by hand at the end: what it does.
+    probe_now: Option<Result<Option<i64>, SendError<i64>>>,
+}
+
+/// What a waiting sender would answer now (R-SEND-1, R-SEND-3; 0.4.1 always
+/// waits for an active receiver): Some(why it goes on), or None if it must wait.
+fn would_send(s: &Sender<i64>) -> Option<&'static str> {
+    if s.is_closed() {
+        Some("fail: closed")
+    } else if s.receiver_count() == 0 {
+        None
+    } else if s.len() < s.capacity() {
+        Some("send: a slot is free")
+    } else if s.overflow() {
+        Some("send, evicting: overflow is on")
+    } else {
+        None
+    }
+}
+
+/// Like `waits_after`, with several waiting senders: each of `senders` sends
+/// 99, 100, ... in a thread of its own until it waits, one after the other
+/// (listeners are served in order, so a notify(1) reaches the first); behind
+/// them a sender polled by hand sends 98. Then `change` runs and the threads
+/// have BOUND to finish. With `keep_first`, the first thread keeps its
+/// finished future (as a program that holds a `Send` it has awaited does) until
+/// the probe has been looked at, then drops it. `closer` closes the channel
+/// afterwards so every thread ends.
+fn senders_wait_after(senders: Vec<Sender<i64>>, probe_sender: &Sender<i64>, closer: &Sender<i64>, keep_first: bool, change: impl FnOnce()) -> Turns {
+    let threads = senders.len();
+    let (done_tx, done_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let mut release_rx = Some(release_rx);
+    let mut workers = Vec::new();
+    for (i, tx) in senders.into_iter().enumerate() {
+        let parked = Arc::new(AtomicBool::new(false));
+        let seen = parked.clone();
+        let done = done_tx.clone();
+        let release = if keep_first && i == 0 { release_rx.take() } else { None };
+        workers.push(thread::spawn(move || {
+            let mut send = Parked { inner: tx.broadcast(99 + i as i64), parked: seen };
+            let result = futures_lite::future::block_on(&mut send);
+            let _ = done.send(result.is_ok());
+            if let Some(release) = release {
+                let _ = release.recv(); // the finished future, and its listener, live until then
+            }
+            drop(send);
+        }));
+        while !parked.load(Ordering::SeqCst) {
+            thread::yield_now(); // this sender's listener is registered before the next one's
+        }
+    }
+    let notified = Arc::new(AtomicBool::new(false));
+    let flag = notified.clone();
+    let waker = waker_fn::waker_fn(move || flag.store(true, Ordering::SeqCst));
+    let mut cx = Context::from_waker(&waker);
+    let mut probe = probe_sender.broadcast(98);
+    assert!(Pin::new(&mut probe).poll(&mut cx).is_pending(), "the sender behind the threads must wait before the change");
+    change();
+    let deadline = Instant::now() + BOUND;
+    let mut finished = 0;
+    while finished < threads {
+        match done_rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(_) => finished += 1,
+            Err(_) => break,
+        }
+    }
+    // A sender passes the turn on before its thread reports (an explicit notify
+    // in poll) or when its future is dropped: give that the rest of BOUND.
+    while !notified.load(Ordering::SeqCst) && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(1));
+    }
+    let probe_notified = notified.load(Ordering::SeqCst);
+    let answer_changed = would_send(probe_sender);
+    let notified_after_drop = if keep_first {
+        let _ = release_tx.send(());
+        let until = Instant::now() + BOUND;
+        while !notified.load(Ordering::SeqCst) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(1));
+        }
+        Some(notified.load(Ordering::SeqCst))
+    } else {
+        None
+    };
+    let probe_now = match Pin::new(&mut probe).poll(&mut cx) {
+        Poll::Ready(r) => Some(r),
+        Poll::Pending => None,
+    };
+    drop(probe);
+    drop(release_tx);
+    closer.close(); // releases a stranded sender: close wakes everyone (R-CLOSE-6)
+    for w in workers {
+        w.join().expect("a sender thread panicked");
+    }
+    Turns { threads, finished, probe_notified, answer_changed, notified_after_drop, probe_now }
+}
+
+/// A waiting sender is stranded when its answer had changed (it would go on)
+/// and nothing woke it.
+fn turns_stranded(t: &Turns) -> bool {
+    t.finished < t.threads || (!t.probe_notified && t.answer_changed.is_some())
+}
+
+fn turns_line(t: &Turns) -> String {
+    let mut line = format!(
+        "{} of {} sender{} in threads finished within {} ms; the sender behind them: its answer now {}, waker {}",
+        t.finished,
+        t.threads,
+        if t.threads == 1 { "" } else { "s" },
+        BOUND.as_millis(),
+        t.answer_changed.unwrap_or("wait"),
+        if t.probe_notified { "notified" } else { "not notified" },
+    );
+    if let Some(after) = t.notified_after_drop {
+        line += if after {
+            "; once the first sender dropped its finished future: waker notified"
+        } else {
+            "; once the first sender dropped its finished future: waker still not notified"
+        };
+    }
+    line += &format!(
+        "; polled by hand: {}",
+        match &t.probe_now {
+            None => "waits".to_string(),
+            Some(Ok(None)) => "sends".to_string(),
+            Some(Ok(Some(evicted))) => format!("sends, evicting {evicted}"),
+            Some(Err(_)) => "fails (closed)".to_string(),
+        }
+    );
+    line
+}
+
+/// What a several-sender scenario is expected to show on 0.4.1.
+enum Expect {
+    /// No sender is stranded; the text says why (a control, or a path that is
+    /// not stranded on this version).
+    GoesOn(&'static str),
+    /// A sender is stranded; the text says what the divergence table says of it.
+    Stranded(&'static str),
+}
+
+fn report_turns(rule: &str, what: &str, t: Turns, expect: Expect) -> bool {
+    let stranded = turns_stranded(&t);
+    let (verdict, as_expected) = match (&expect, stranded) {
+        (Expect::Stranded(table), true) => (format!("STRANDED (the spec says it must go on), {table}"), true),
+        (Expect::GoesOn(why), false) => (format!("went on, {why}"), true),
+        (Expect::Stranded(_), false) => ("went on: this program's expectation (stranded) is wrong about this version".to_string(), false),
+        (Expect::GoesOn(_), true) => ("STRANDED: this program's expectation (goes on) is wrong about this version".to_string(), false),
+    };
+    println!("{rule}: {what}: {IMPLEMENTATION}: {}: {verdict}", turns_line(&t));
+    as_expected
+}
+
 fn stranded() -> bool {
     let mut as_documented = true;
     {
@@ -480,6 +647,112 @@ fn stranded() -> bool {
         drop((made, inactive));
     }
     println!("R-ACT-3: set_await_active(false) while a sender waits for an active receiver: {IMPLEMENTATION}: unsupported (no set_await_active before 0.5.0)");
+    // Several waiting senders. Upstream wakes one (notify(1)); a woken sender
+    // retries before it polls its listener (0.4.1 lib.rs:1456-1473), so when the
+    // retry succeeds its future still holds the delivered notification, which
+    // absorbs the "room left" notify(1) of lib.rs:1464-1467 (event-listener
+    // counts it as notified) and is passed on to the next listener only when the
+    // finished future is dropped (event-listener 2.5.3 lib.rs:707-723).
+    {
+        let (s, r) = broadcast::<i64>(2);
+        let inactive = r.deactivate();
+        let mut made = None;
+        as_documented &= report_turns(
+            "control",
+            "activate_cloned() with two senders waiting for an active receiver, capacity 2, overflow off",
+            senders_wait_after(vec![s.clone()], &s, &s, false, || made = Some(inactive.activate_cloned())),
+            Expect::GoesOn("as it must (the harness sees the turn passed on)"),
+        );
+        drop((made, inactive));
+    }
+    {
+        let (s, r) = broadcast::<i64>(1);
+        let inactive = r.deactivate();
+        let mut made = None;
+        as_documented &= report_turns(
+            "control",
+            "activate_cloned() with two senders waiting for an active receiver, capacity 1, overflow off",
+            senders_wait_after(vec![s.clone()], &s, &s, false, || made = Some(inactive.activate_cloned())),
+            Expect::GoesOn("as it must: the second sender has to wait (full); woken for nothing, it waits again"),
+        );
+        drop((made, inactive));
+    }
+    const PASSED_ON: &str = "as the spec says: event-listener passes the first sender's notification on when its finished future is dropped \
+                             (docs/traces.md's R-LIFE-6 row: the others are left waiting only while a finished future is kept: see below)";
+    {
+        let (mut s, r) = broadcast::<i64>(1);
+        s.set_overflow(true);
+        let inactive = r.deactivate();
+        let mut made = None;
+        as_documented &= report_turns(
+            "R-LIFE-6",
+            "activate_cloned() with two senders waiting for an active receiver, capacity 1, overflow on",
+            senders_wait_after(vec![s.clone()], &s, &s, false, || made = Some(inactive.activate_cloned())),
+            Expect::GoesOn(PASSED_ON),
+        );
+        drop((made, inactive));
+    }
+    {
+        let (mut s, r) = broadcast::<i64>(1);
+        s.set_overflow(true);
+        let inactive = r.deactivate();
+        let mut made = None;
+        as_documented &= report_turns(
+            "R-LIFE-6",
+            "activate() with two senders waiting for an active receiver, capacity 1, overflow on",
+            senders_wait_after(vec![s.clone()], &s, &s, false, || made = Some(inactive.activate())),
+            Expect::GoesOn(PASSED_ON),
+        );
+        drop(made);
+    }
+    {
+        let (mut s, r) = broadcast::<i64>(2);
+        s.set_overflow(true);
+        let inactive = r.deactivate();
+        let mut made = None;
+        as_documented &= report_turns(
+            "R-LIFE-6",
+            "activate_cloned() with three senders waiting for an active receiver, capacity 2, overflow on",
+            senders_wait_after(vec![s.clone(), s.clone()], &s, &s, false, || made = Some(inactive.activate_cloned())),
+            Expect::GoesOn(PASSED_ON),
+        );
+        drop((made, inactive));
+    }
+    {
+        // The same with the first sender's finished future kept: its listener
+        // keeps the turn.
+        let (mut s, r) = broadcast::<i64>(1);
+        s.set_overflow(true);
+        let inactive = r.deactivate();
+        let mut made = None;
+        as_documented &= report_turns(
+            "R-LIFE-6",
+            "activate_cloned() with two senders waiting for an active receiver, capacity 1, overflow on, the first sender's finished future kept",
+            senders_wait_after(vec![s.clone()], &s, &s, true, || made = Some(inactive.activate_cloned())),
+            Expect::Stranded("while that future is kept, as docs/traces.md's R-LIFE-6 row documents"),
+        );
+        drop((made, inactive));
+    }
+    {
+        // R-WAKE-1 with overflow off: two receives free both slots of a full
+        // channel of capacity 2; the first notify(1) reaches the first sender, the
+        // second is absorbed by it, and its send leaves a slot free.
+        let (s, r) = broadcast::<i64>(2);
+        s.try_broadcast(0).unwrap();
+        s.try_broadcast(1).unwrap();
+        let mut reader = r;
+        as_documented &= report_turns(
+            "R-WAKE-1",
+            "two try_recv() free both slots of a full channel of capacity 2 with two senders waiting, the first sender's finished future kept",
+            senders_wait_after(vec![s.clone()], &s, &s, true, || {
+                reader.try_recv().unwrap();
+                reader.try_recv().unwrap();
+            }),
+            Expect::Stranded("while that future is kept, as docs/traces.md's R-WAKE-1 row \"reproducer (kept future)\" documents"),
+        );
+        drop(reader);
+    }
+    println!("R-WAKE-1: deactivate() of the last active receiver (an inactive one left) with await_active off while two senders wait on a full channel: {IMPLEMENTATION}: unsupported (no set_await_active before 0.5.0)");
     as_documented
 }
 

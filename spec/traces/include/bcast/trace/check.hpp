@@ -57,7 +57,12 @@ struct trace_context {
 struct divergence {
     std::string_view rule;
     std::string_view kind;     // "divergence" (spec/rules.md says so) or "version" (0.4.1 lacks what 0.7.2 has)
-    std::string_view seen_by;  // "trace", "reproducer" (the threaded scenarios of docs/traces.md) or "history" (recorded histories)
+    // "trace", "reproducer" (the threaded scenarios of docs/traces.md; a lost
+    // wakeup of its rule in an upstream history is documented by it),
+    // "reproducer (kept future)" (shown only while a program keeps a finished
+    // future, which no history does: documents no history), "history"
+    // (recorded histories) or "reading (0.7.2)" (in the newer source only).
+    std::string_view seen_by;
     std::string_view upstream; // what async-broadcast does
     std::string_view bcast;    // what the spec (and bcast) does
     std::string_view why;
@@ -91,8 +96,16 @@ inline const std::vector<divergence>& divergences() {
         {"R-OVF-4", "divergence", "reproducer", "turning overflow on wakes no sender waiting on a full channel; once overflow is on, receives wake no sender either",
          "wakes every sender waiting on a full channel; it then evicts the oldest message", "the same (R-WAKE-1); in the reproducer upstream's sender waits until close (a later successful send with room left, or a 0-to-1 activate, would also wake one)",
          nullptr},
-        {"R-LIFE-6", "divergence", "reproducer", "`Sender::new_receiver` taking the active count from 0 to 1 wakes no sender waiting for an active receiver; `activate_cloned` (and `activate`, which calls it) wakes one (`notify(1)`), so with overflow on and capacity 1 the second of two waiting senders is left waiting",
+        {"R-LIFE-6", "divergence", "reproducer", "`Sender::new_receiver` taking the active count from 0 to 1 wakes no sender waiting for an active receiver. `activate_cloned` (and `activate`, which calls it) notifies one (`notify(1)`); a sender whose send succeeds passes that on when its finished future is dropped, so with futures dropped on completion every waiting sender goes on; while a finished send future is kept (or, in 0.7.2, with `broadcast_blocking` senders and overflow on) the others are left waiting",
          "wakes them whichever way the first active receiver appears", "the same (R-WAKE-1)", nullptr},
+        {"R-WAKE-1", "divergence", "reproducer (kept future)", "a woken sender whose send succeeds returns still holding its notification, which absorbs its own \"room left\" `notify(1)`; the turn passes on only when its finished send future is dropped, so while a program keeps it the other waiting senders stay blocked even with slots free",
+         "a waiting sender is woken whenever its answer may have changed: receives that free several slots wake as many senders, whatever any caller keeps", "upstream ties one task's wake-up to the lifetime of another task's finished future (event-listener passes an unused notification on only when its listener is dropped)", nullptr},
+        {"R-WAKE-1", "divergence", "reading (0.7.2)", "(0.7.2) with await_active off, dropping or deactivating the last active receiver while senders wait on a full channel (an inactive receiver keeping it open) notifies one; that sender answers `inactive`. An async sender's finished future passes the notification on, so each answers `inactive` in turn; a `broadcast_blocking` sender has consumed it and passes it to nobody, and the others stay blocked. 0.4.1 cannot show it (no `set_await_active`)",
+         "wakes every sender waiting on a full channel; each answers `inactive`, its message handed back", "their answers all changed from waiting to `inactive` (R-WAKE-1)", nullptr},
+        {"R-LIFE-4", "divergence", "history", "`Receiver::deactivate` is two critical sections: the inactive count is raised, then the consumed receiver's drop releases its unread messages and lowers the active count; a call between them sees the receiver counted as both",
+         "one step: the receiver becomes an inactive receiver", "as R-LIFE-5's `activate`; the model has no step for the midpoint, so a history that catches it is not yet documented (none has been seen)", nullptr},
+        {"R-ACT-2", "divergence", "reading (0.7.2)", "(0.7.2) `broadcast` decides `inactive` in two critical sections: `try_broadcast` answers `Inactive`, then a second lock reads await_active, so it can fail although an active receiver appeared before await_active was turned off (no single instant had both)",
+         "one decision under the lock: `inactive` only if, at one instant, no active receiver exists and await_active is off", "`try_broadcast` and the await_active check are separate lock acquisitions", nullptr},
         {"R-LIFE-5", "divergence", "history", "`InactiveReceiver::activate` is two critical sections: `activate_cloned` adds the active receiver, then the consumed inactive receiver's drop removes it; a call between them sees both",
          "one step: the inactive receiver becomes the active one", "a recorded history is checked with each `activate` as those two calls (history_check.hpp); a history linearizable so is documented",
          nullptr},
