@@ -56,7 +56,7 @@ struct trace_context {
 
 struct divergence {
     std::string_view rule;
-    std::string_view kind;     // "divergence" (spec/rules.md says so) or "version" (0.4.1 lacks what 0.7.2 has)
+    std::string_view kind; // "divergence" (spec/rules.md says so) or "version" (0.4.1 lacks what 0.7.2 has)
     // "trace", "reproducer" (the threaded scenarios of docs/traces.md; a lost
     // wakeup of its rule in an upstream history is documented by it),
     // "reproducer (kept future)" (shown only while a program keeps a finished
