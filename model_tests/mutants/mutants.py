@@ -5,7 +5,8 @@ one place to register a mutant. run_mutants.py applies them at run time.
 Each entry has a name, what it breaks, the checkers that must kill it
 (RELACY: the model-checked suites in model_tests/relacy fail; PROPERTY: a
 property of property_tests/src/properties.cpp fails; GENERATED: the generated
-Relacy scenarios fail), and its edits. A
+Relacy scenarios fail; HISTORIES: the recorded histories on real threads fail
+with the verdict given as history_verdict=, docs/traces.md), and its edits. A
 control is the correct twin of a mutant: it must fail exactly the Relacy
 suites it lists, which shows what its mutant dies of.
 
@@ -39,6 +40,13 @@ PROPERTY = "property"
 # mutant against them; a mutant listing only GENERATED is one the hand-written
 # suites are not required to kill.
 GENERATED = "generated"
+# The recorded histories (bcast-trace record on real threads, checked against the
+# model: docs/traces.md): run_mutants.py --checker histories --must runs the mutants
+# listing it, each of which must fail with its history_verdict ("not_linearizable",
+# or "lost_wakeup" for a missed wake-up). The histories catch what only real time
+# shows: a timed call that gives up before its deadline (history version 2).
+HISTORIES = "histories"
+DEADLINE = "impl/include/bcast/detail/deadline.hpp"
 
 CHANNEL_STATE = "impl/include/bcast/detail/channel_state.hpp"
 SLOT_RING = "impl/include/bcast/detail/slot_ring.hpp"
@@ -75,6 +83,8 @@ class Mutant:
     # Controls: the suite that kills its mutant, which the control must pass (with --targeted, that
     # and its expected failures are all that is built).
     suite: str = None
+    # HISTORIES mutants: the verdict the recorded histories must give ("not_linearizable", "lost_wakeup").
+    history_verdict: str = None
 
     @property
     def kind(self):
@@ -104,8 +114,9 @@ def replace(file, code, replacement):
 MUTANTS = []
 
 
-def mutant(name, what, killers, *edits, suite=None):
-    MUTANTS.append(Mutant(name, what, tuple(killers), tuple(edits), suite=suite))
+def mutant(name, what, killers, *edits, suite=None, history_verdict=None):
+    assert (HISTORIES in killers) == (history_verdict is not None), name + ": HISTORIES and history_verdict go together"
+    MUTANTS.append(Mutant(name, what, tuple(killers), tuple(edits), suite=suite, history_verdict=history_verdict))
 
 
 def control(name, what, expected_failures, *edits, suite=None):
@@ -120,13 +131,13 @@ mutant("notify-one-receivers", "a message wakes one blocked receiver, not all of
 """),
        suite="two_by_two")
 
-mutant("no-wake-on-close", "close() does not wake blocked receivers (R-CLOSE-6)", [RELACY],
+mutant("no-wake-on-close", "close() does not wake blocked receivers (R-CLOSE-6)", [RELACY, HISTORIES],
        replace(CHANNEL_STATE, "wake_all_senders(); wake_all_receivers(); return true;", """
         wake_all_senders();
         // MUTANT: blocked receivers are not woken on close
         return true;
 """),
-       suite="recv_blocked_vs_close")
+       suite="recv_blocked_vs_close", history_verdict="lost_wakeup")
 
 mutant("no-wake-on-capacity-growth", "set_capacity() growing wakes no blocked sender (docs/mutant-walkthrough.md)",
        [RELACY],
@@ -175,11 +186,11 @@ mutant("drop-frees-slot-silently", "a dropped receiver that frees one slot wakes
        suite="receiver_drop_vs_blocked_send")
 
 mutant("last-receiver-wakes-one", "the last active receiver leaving wakes one of the blocked senders (the bug "
-       "fixed in 55aac32)", [RELACY],
+       "fixed in 55aac32)", [RELACY, HISTORIES],
        replace(CHANNEL_STATE, "if (freed > 1 || receiver_count_.get() == 0) {", """
         if (freed > 1) { // MUTANT: the pre-55aac32 code: the last active receiver leaving wakes one sender
 """),
-       suite="last_active_drop_vs_two_senders")
+       suite="last_active_drop_vs_two_senders", history_verdict="lost_wakeup")
 
 mutant("recv-if-instead-of-while", "a woken receiver trusts the wakeup: `if` instead of the re-check loop "
        "(only spurious wakeups, from the random scheduler, show it)", [RELACY],
@@ -329,19 +340,19 @@ mutant("cancel-checked-first", "start_recv answers `cancelled` to an early cance
 
 # ---- wrong answers, visible single-threaded: the property tests kill these too ----
 
-mutant("missed-count-off-by-one", "`overflowed(n)` reports one more than was missed", [RELACY, PROPERTY],
+mutant("missed-count-off-by-one", "`overflowed(n)` reports one more than was missed", [RELACY, PROPERTY, HISTORIES],
        replace(CHANNEL_STATE, "return recv_result<T>(error_tag, recv_error{recv_errc::overflowed, head - current});", """
             return recv_result<T>(error_tag, recv_error{recv_errc::overflowed, head - current + 1}); // MUTANT: one too many
 """),
-       suite="overflow_two_receivers")
+       suite="overflow_two_receivers", history_verdict="not_linearizable")
 
 mutant("copy-starts-at-tail", "a receiver copy starts at the tail instead of at the original's position",
-       [RELACY, PROPERTY],
+       [RELACY, PROPERTY, HISTORIES],
        replace(CHANNEL_STATE, "const std::uint64_t pos = original.load();", """
         static_cast<void>(original); // MUTANT: the copy starts at the tail
         const std::uint64_t pos = tail_pos();
 """),
-       suite="receiver_copy_vs_send")
+       suite="receiver_copy_vs_send", history_verdict="not_linearizable")
 
 mutant("drop-keeps-unread", "a dropped or deactivated receiver does not release its unread messages",
        [RELACY, PROPERTY],
@@ -352,7 +363,7 @@ mutant("drop-keeps-unread", "a dropped or deactivated receiver does not release 
        suite="receiver_drop_vs_blocked_send")
 
 mutant("evict-newest", "overflow evicts (and hands back) the newest message instead of the oldest",
-       [RELACY, PROPERTY],
+       [RELACY, PROPERTY, HISTORIES],
        replace(CHANNEL_STATE, "evicted.emplace(ring_.pop_front()); head_pos_.set(head_pos_.get() + 1);", """
             evicted.emplace(ring_.pop_back()); // MUTANT: the newest goes back to the sender
 """),
@@ -371,7 +382,7 @@ mutant("evict-newest", "overflow evicts (and hands back) the newest message inst
         return message;
     }
 """),
-       suite="overflow_two_receivers")
+       suite="overflow_two_receivers", history_verdict="not_linearizable")
 
 
 # ---- written for the generated scenarios (issue 12), before looking at what they cover -------------
@@ -657,3 +668,14 @@ mutant("fast-plain-position", "bcast::fast's receivers keep their position in a 
 using default_position = plain_position; // MUTANT: a plain position
 """),
        suite="fast_one_slot")
+
+
+# ---- time: what only a timed call's deadline in a recorded history shows ---------
+
+mutant("timeout-truncated-to-ms", "a timeout is truncated to whole milliseconds, so a timed call gives up before its "
+       "deadline (R-SEND-4, R-RECV-5); Relacy's timed waits may time out at any moment and the property tests have "
+       "no clock, so only the recorded histories' deadlines (version 2) catch it", [HISTORIES],
+       replace(DEADLINE, "return now + std::chrono::duration_cast<clock::duration>(timeout);", """
+    return now + std::chrono::duration_cast<std::chrono::milliseconds>(timeout); // MUTANT: truncated to whole ms
+"""),
+       history_verdict="not_linearizable")

@@ -29,8 +29,9 @@ build the checker against the copy, run it and require it to FAIL.
   histories every channel mutant against recorded concurrent histories alone
             (docs/traces.md, "Histories"): bcast-trace built on the mutated
             copy records up to 10000 histories on real threads (seed 1) and
-            checks each; the five in HISTORY_MUST must be killed with the
-            verdict listed there (the wake mutants as lost wakeups).
+            checks each; the mutants that list HISTORIES in mutants.py must
+            be killed with their history_verdict (the wake mutants as lost
+            wakeups); --must runs only those.
   --controls  the controls in mutants.py instead, under Relacy with
             --keep-going: each must fail exactly the suites it lists.
 
@@ -562,8 +563,9 @@ def traces_table(args):
 # "Histories"): bcast-trace built on the mutated copy records concurrent
 # histories on real threads and checks each against the spec (linearizability,
 # lost wakeups at quiescence); it stops at the first failure and minimises it.
-# The mutants named in HISTORY_MUST must be killed, the wake ones as lost wakeups.
-HISTORIES = "histories"
+# The mutants that list HISTORIES in mutants.py must be killed, each with its
+# history_verdict (the wake ones as lost wakeups): HISTORY_MUST, from the registry.
+HISTORIES = registry.HISTORIES
 HISTORY_COUNT = 10000
 HISTORY_TIMEOUT_S = 900
 # The recorders' stall bound. Longer than bcast-trace's 20 ms: a wake mutant is
@@ -573,9 +575,7 @@ HISTORY_TIMEOUT_S = 900
 # excused, and last-receiver-wakes-one survived 10000 histories. A stall costs
 # one bound, about one history in two ends in one, and 8 record at once.
 HISTORY_STALL_MS = 100
-HISTORY_MUST = {"copy-starts-at-tail": "not_linearizable", "evict-newest": "not_linearizable",
-                "missed-count-off-by-one": "not_linearizable", "no-wake-on-close": "lost_wakeup",
-                "last-receiver-wakes-one": "lost_wakeup"}
+HISTORY_MUST = {m.name: m.history_verdict for m in registry.MUTANTS if HISTORIES in m.killers}
 HISTORY_FAILED = re.compile(r"FAILED, the first of (\d+) histories to fail: (\w+)")
 HISTORY_RULE = re.compile(r"^lost wakeup, rule (R-[A-Z]+-\d+)", re.M)
 HISTORY_SMALL = re.compile(r"^minimised: (.*?) \(", re.M)
@@ -615,6 +615,8 @@ def run_histories_checker(args, entry):
 
 def histories_table(args):
     entries = channel_mutants(args)
+    if args.must:  # only the mutants mutants.py says the histories must kill (HISTORIES), and the unmutated code
+        entries = [e for e in entries if e is None or e.name in HISTORY_MUST]
     jobs = args.jobs or (os.cpu_count() or 1)
     print(f"{len(entries) - 1} mutants + the unmutated code against at most {args.histories} recorded histories "
           f"(seed 1), {jobs} jobs", flush=True)
@@ -694,6 +696,8 @@ def parse_args():
     ap.add_argument("--family", choices=("reference", "fast"), default=None,
                     help="only the mutants of one channel family (bcast::fast's are named fast-*); "
                          "ctest runs the two as separate tests, each within its own timeout")
+    ap.add_argument("--must", action="store_true",
+                    help=f"--checker {HISTORIES}: only the mutants that mutants.py says the histories must kill")
     ap.add_argument("names", nargs="*", help="only these mutants (or controls)")
     return ap.parse_args()
 

@@ -65,6 +65,7 @@
 #include <bcast/spec/conformance.hpp>
 #include <bcast/spec/conformance_profile.hpp>
 #include <bcast/spec/history.hpp>
+#include <bcast/spec/linearizability.hpp>
 
 #include "history.hpp"
 #include "invoke.hpp"
@@ -110,18 +111,32 @@ public:
     std::uint64_t tick() {
         const std::uint64_t t = tick_.fetch_add(1, std::memory_order_seq_cst) + 1; // the order of calls: every tick is one total order
         const std::int64_t now = elapsed_ns();
-        std::int64_t seen = last_ns_.load(std::memory_order_relaxed); // only a wall time, ordered by nothing else
+        if (t < tick_ns_.size()) tick_ns_[t].store(now, std::memory_order_relaxed); // read after the run's joins
+        std::int64_t seen = last_ns_.load(std::memory_order_relaxed);               // only a wall time, ordered by nothing else
         while (seen < now && !last_ns_.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {}
         return t;
     }
     std::uint64_t now() const { return tick_.load(std::memory_order_seq_cst); } // pairs with tick()'s fetch_add
     std::int64_t quiet_ns() const { return elapsed_ns() - last_ns_.load(std::memory_order_relaxed); }
-
-private:
+    // The time since the run began, on the clock every tick reads.
     std::int64_t elapsed_ns() const {
         return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
     }
+    // A deadline (elapsed_ns) as a history's tick (spec::call::deadline): the
+    // first tick whose time was read at or after it, or `last` + 1. Each
+    // tick's time is read after the tick, so every tick before it happened
+    // before the deadline: a call that returned then comes before a timed_out
+    // answer, soundly. 0 where the ticks ran past what is kept.
+    std::uint64_t deadline_tick(std::int64_t deadline_ns, std::uint64_t last) const {
+        if (last >= tick_ns_.size()) return 0;
+        for (std::uint64_t t = 1; t <= last; ++t)
+            if (tick_ns_[t].load(std::memory_order_relaxed) >= deadline_ns) return t; // after the joins: ordered by them
+        return last + 1;
+    }
+
+private:
     std::atomic<std::uint64_t> tick_{0};
+    std::array<std::atomic<std::int64_t>, 2 * spec::max_history_calls + 8> tick_ns_{}; // each tick's time
     std::atomic<std::int64_t> last_ns_{0};
     const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
@@ -267,6 +282,7 @@ struct lane {
     std::vector<owned> handles;
     std::vector<call> calls;
     std::vector<std::int64_t> timeouts;
+    std::vector<std::int64_t> deadlines_ns; // per call: a timed call's deadline (run_clock::elapsed_ns), else 0
     bool stalled = false;
     std::uint64_t stall_tick = 0;
     std::string error;
@@ -329,6 +345,7 @@ public:
                                 : std::chrono::nanoseconds(std::chrono::microseconds(timeout_us));
         wait_end ended = wait_end::in_time;
         const auto began = std::chrono::steady_clock::now();
+        const std::int64_t began_ns = clock_.elapsed_ns(); // before the invocation: no later than the channel's own deadline
         c.invoked = clock_.tick();
         if (announce != nullptr) announce->fetch_sub(1, std::memory_order_release); // pairs with the waker's acquire load
         if (waits) watch_.begin(l.slot, l.tid, began);
@@ -344,6 +361,7 @@ public:
         c.returned = clock_.tick();
         l.calls.push_back(c);
         l.timeouts.push_back(timeout_us);
+        l.deadlines_ns.push_back(spec::is_timed(c.kind) ? began_ns + timeout_us * 1000 : 0);
         return ended != wait_end::excused;
     }
 
@@ -378,6 +396,7 @@ private:
         c.returned = spec::pending_tick;
         l.calls.push_back(c);
         l.timeouts.push_back(0);
+        l.deadlines_ns.push_back(0);
     }
     // A blocking call that timed out while others were busy: the timed call
     // that timed out (sound: the checker places it wherever it would block).
@@ -642,7 +661,13 @@ template <class Impl>
         // The calls in the order of their invocation (the setup's first).
         std::vector<std::pair<call, std::int64_t>> all;
         for (const lane& l : lanes)
-            for (std::size_t i = 0; i < l.calls.size(); ++i) all.push_back({l.calls[i], l.timeouts[i]});
+            for (std::size_t i = 0; i < l.calls.size(); ++i) {
+                all.push_back({l.calls[i], l.timeouts[i]});
+                // A deadline already passed at the invocation (another thread's tick
+                // read its time first) constrains nothing: its invocation, then.
+                if (l.deadlines_ns[i] != 0)
+                    all.back().first.deadline = std::max(clock.deadline_tick(l.deadlines_ns[i], end), all.back().first.invoked);
+            }
         std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first.invoked < b.first.invoked; });
         for (auto& [c, timeout] : all) {
             h.calls.push_back(c);
