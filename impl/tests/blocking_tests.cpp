@@ -6,11 +6,14 @@
 // the test, and ctest's timeout turns that into a failure.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <future>
 #include <thread>
 
 #include <bcast/bcast.hpp>
+#include <bcast_support/manual_clock.hpp>
 
 namespace bcast::spec_tests {
 namespace {
@@ -189,6 +192,52 @@ TEST(blocking, deadlines_on_another_clock_time_out_and_a_far_one_is_no_limit) { 
     const auto received = rx.recv_until(std::chrono::system_clock::time_point::max()); // beyond steady_clock's range
     ASSERT_TRUE(received);
     EXPECT_EQ(*received, 1);
+}
+
+// A deadline on a clock the channel does not sleep on is kept on that clock: the
+// waiter sleeps on steady_clock for what is left, looks at the user clock again,
+// and gives up only once that clock has reached the deadline (R-SEND-4,
+// R-RECV-5). The test waits for the waiter to have looked several times while
+// the clock stands still (its reads: progress, not a sleep), then moves the
+// clock to the deadline. A channel that converted the deadline once would have
+// given up after 5 ms of steady time.
+TEST(blocking, a_deadline_on_a_user_clock_is_reached_on_that_clock) { // R-SEND-4, R-RECV-5
+    using test_support::manual_clock;
+    auto [tx, rx] = channel<int>(1);
+    std::atomic<bool> receive_returned{false};
+    auto receive = std::async(std::launch::async, [&rx = rx, &receive_returned] {
+        auto r = rx.recv_until(manual_clock::now() + 5ms);
+        receive_returned.store(true);
+        return r;
+    });
+    const std::uint64_t seen = manual_clock::reads.load();
+    while (manual_clock::reads.load() < seen + 6 && !receive_returned.load()) std::this_thread::yield();
+    EXPECT_FALSE(receive_returned.load()) << "gave up while its own clock stood before the deadline";
+    manual_clock::advance(5ms);
+    EXPECT_EQ(receive.get().error().code, recv_errc::timed_out);
+
+    ASSERT_TRUE(tx.try_broadcast(1));
+    std::atomic<bool> send_returned{false};
+    auto send = std::async(std::launch::async, [&tx = tx, &send_returned] {
+        auto r = tx.broadcast_until(2, manual_clock::now() + 5ms);
+        send_returned.store(true);
+        return r;
+    });
+    const std::uint64_t seen_by_send = manual_clock::reads.load();
+    while (manual_clock::reads.load() < seen_by_send + 6 && !send_returned.load()) std::this_thread::yield();
+    EXPECT_FALSE(send_returned.load()) << "gave up while its own clock stood before the deadline";
+    manual_clock::advance(5ms);
+    EXPECT_EQ(send.get().error(), (send_error<int>{send_errc::timed_out, 2}));
+}
+
+// A deadline already past on a user clock: one try, no wait (R-SEND-4, R-RECV-5).
+TEST(blocking, a_past_deadline_on_a_user_clock_is_one_try) { // R-SEND-4, R-RECV-5
+    using test_support::manual_clock;
+    auto [tx, rx] = channel<int>(1);
+    EXPECT_EQ(rx.recv_until(manual_clock::now() - 1ms).error().code, recv_errc::timed_out);
+    ASSERT_TRUE(tx.broadcast_until(1, manual_clock::now() - 1ms));
+    EXPECT_EQ(tx.broadcast_until(2, manual_clock::now() - 1ms).error(), (send_error<int>{send_errc::timed_out, 2}));
+    EXPECT_EQ(*rx.recv_until(manual_clock::now() - 1ms), 1);
 }
 
 TEST(blocking, one_sender_object_used_from_many_threads) { // R-THREAD-1

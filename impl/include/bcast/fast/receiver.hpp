@@ -86,7 +86,9 @@ public:
     template <class Clock, class Duration>
     [[nodiscard("the message, or why there is none (R-RECV-1)")]] recv_result<T> recv_until(
         const std::chrono::time_point<Clock, Duration>& deadline) {
-        return this->state().recv(cell(), detail::steady_deadline(deadline));
+        return detail::until_on_its_clock(
+            deadline, [&](auto steady) { return this->state().recv(cell(), steady); },
+            [](const recv_result<T>& r) { return !r.has_value() && r.error().code == recv_errc::timed_out; });
     }
 
     /// recv()'s answers as an input range (R-RECV-6): messages and lag reports,

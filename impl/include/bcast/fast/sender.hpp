@@ -90,7 +90,9 @@ public:
     template <class Clock, class Duration>
     [[nodiscard("a failed send hands the message back here (R-SEND-5)")]] send_result<T> broadcast_until(
         T message, const std::chrono::time_point<Clock, Duration>& deadline) const {
-        return this->state().broadcast(message, detail::steady_deadline(deadline));
+        return detail::until_on_its_clock(
+            deadline, [&](auto steady) { return this->state().broadcast(message, steady); },
+            [](const send_result<T>& r) { return !r.has_value() && r.error().code == send_errc::timed_out; });
     }
 
     /// A new active receiver at the tail (R-LIFE-2, R-LIFE-6). @return The receiver.

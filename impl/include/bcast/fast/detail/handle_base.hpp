@@ -25,6 +25,26 @@ std::chrono::steady_clock::time_point steady_deadline(const std::chrono::time_po
     }
 }
 
+// A timed call with a deadline on any clock: `attempt(d)` makes the call with
+// the steady_clock deadline d. For another clock the time left is converted
+// once per attempt, and an attempt that timed out is made again while the
+// caller's own clock has not reached the deadline: the call gives up only once
+// its own clock says so (R-SEND-4, R-RECV-5), as the reference's condition
+// variable does (a clock that jumps forward ends the wait at the next look,
+// one that jumps back prolongs it). Each attempt re-checks once after its own
+// deadline, so no wake-up racing a deadline is lost.
+template <class Clock, class Duration, class Attempt, class TimedOut>
+auto until_on_its_clock(const std::chrono::time_point<Clock, Duration>& deadline, Attempt attempt, TimedOut timed_out) {
+    if constexpr (std::is_same_v<Clock, std::chrono::steady_clock>) {
+        return attempt(steady_deadline(deadline));
+    } else {
+        for (;;) {
+            auto answer = attempt(steady_deadline(deadline));
+            if (!timed_out(answer) || Clock::now() >= deadline) return answer;
+        }
+    }
+}
+
 // What the handles share is the reference's code (bcast/detail/state_handle.hpp)
 // over this family's channel_state; handle_access is the same friend.
 using bcast::detail::handle_access;
