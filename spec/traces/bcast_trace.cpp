@@ -308,6 +308,13 @@ int divergences_command(const std::vector<std::string>& args) {
 }
 
 // ---- histories -------------------------------------------------------------------
+//
+// The options are parsed by hand (number_at, program_option), not with Debian's
+// libcli11-dev (2.1.2): a translation unit with one CLI11 option compiles in
+// 3.57 s and 330 MB here (g++ 12, -O1, measured 2026-12-07), against 0.58 s for
+// one of this tool's own headers, and the mutant runner builds this file once
+// per mutant; each subcommand's options are a dozen lines, and every bad
+// option is a usage_error that names it.
 
 std::uint64_t number_at(const std::vector<std::string>& args, std::size_t& i) {
     if (i + 1 >= args.size()) throw usage_error(args[i] + " needs a value");

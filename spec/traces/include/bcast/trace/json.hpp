@@ -4,6 +4,18 @@
 // project. Numbers are integers (the format has no others); objects keep their
 // keys in order of appearance and refuse duplicates; a reading error says the
 // column, and the trace reader adds the line.
+//
+// Why not Debian's nlohmann-json3-dev (3.11.2), which users of such a tool
+// know: measured on 2026-12-07 here (g++ 12, -O1; a program that reads JSON
+// Lines and counts the objects, once with each): it accepts what the formats
+// must refuse, a duplicate key ({"a":1,"a":2} reads as one member) and a
+// fraction ({"a":1.5}), so each reader would need a parser callback to refuse
+// them; the translation unit compiles in 1.72 s and 282 MB against 0.58 s and
+// 118 MB with this header (the mutant runner builds bcast-trace once per
+// mutant); and it read 91,504 history lines in 0.22 s against this reader's
+// 0.12 s. The column of an error is what both give. So the format's own rules
+// stay here, in 300 lines that the history fuzzer (histories.fuzz_reader)
+// covers.
 #pragma once
 
 #include <cstddef>
