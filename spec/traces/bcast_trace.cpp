@@ -734,6 +734,27 @@ int drive_command(const std::vector<std::string>& args) {
             return c.failed() && c.report.result == f.report.result && (c.report.result != spec::verdict::lost_wakeup || c.rule() == f.rule());
         };
         auto [small, small_options] = minimise_recorded(*h, options, id, record, still_fails);
+        // Then single calls taken out of that program (with the calls that need
+        // only what they made), the last first, each candidate sent up to 5
+        // times, while it still fails the same way: drawing again cannot drop
+        // one call (a wrong answer to one rare query keeps a long program).
+        program kept = make_program(small_options, id, d.unsupported());
+        std::size_t before = call_count(kept);
+        for (std::size_t lane = kept.lanes.size() + 1; lane-- > 0;) {
+            for (std::size_t index = (lane == 0 ? kept.setup : kept.lanes[lane - 1]).size(); index-- > 0;) {
+                if (index >= (lane == 0 ? kept.setup : kept.lanes[lane - 1]).size()) continue; // a removal took it already
+                const program candidate = without_call(kept, lane, index);
+                for (int attempt = 0; attempt < 5; ++attempt) {
+                    std::optional<history> again = d.run(candidate, small_options);
+                    if (again && still_fails(*again)) {
+                        kept = candidate, small = std::move(*again);
+                        break;
+                    }
+                }
+            }
+        }
+        if (call_count(kept) < before)
+            std::cout << "bcast-trace drive: shrunk further by taking calls out: " << before << " -> " << call_count(kept) << " calls\n";
         const history_finding sf = check_recorded(small);
         std::map<int, int> per_thread; // calls a thread made (a waiter's first call comes on top of --calls)
         for (const spec::call& c : small.calls)
@@ -743,7 +764,8 @@ int drive_command(const std::vector<std::string>& args) {
         std::cout << "minimised: " << small.threads << " threads, at most " << most << " calls a thread (--calls " << small_options.calls
                   << "), " << small.calls.size() << " calls in all, setup included (bcast-trace drive --seed " << options.seed << " --first " << id
                   << " --histories 1 --threads " << small.threads << " --calls " << small_options.calls
-                  << (options.contention_only ? " --contention" : "") << " -- ...)\n"
+                  << (options.contention_only ? " --contention" : "") << " -- ... draws the program"
+                  << (call_count(kept) < before ? " before calls were taken out" : "") << ")\n"
                   << spec::to_string(sf.report, small.calls);
         write_history(std::cout, small);
         if (!request.svg_path.empty()) {

@@ -91,6 +91,28 @@ TEST(programs, a_program_never_holds_more_calls_than_a_history_may) {
     EXPECT_EQ(largest, spec::max_history_calls);
 }
 
+// Shrinking takes one call out, and with it every later call on a handle only
+// it made: the rest is still a program on live handles.
+TEST(programs, taking_a_call_out_takes_the_calls_on_what_it_made) {
+    program p;
+    auto call = [](spec::call_kind k, int handle, int out = -1) {
+        program_call c;
+        c.request.kind = k, c.request.handle = handle, c.request.out = out;
+        return c;
+    };
+    p.setup = {call(spec::call_kind::clone_receiver, 1, 2), call(spec::call_kind::len, 2)};
+    p.lanes = {{call(spec::call_kind::recv, 2), call(spec::call_kind::deactivate, 2, 3), call(spec::call_kind::drop_inactive, 3)},
+               {call(spec::call_kind::try_broadcast, 0), call(spec::call_kind::recv, 1)}};
+    const program no_clone = without_call(p, 0, 0);
+    EXPECT_TRUE(no_clone.setup.empty());
+    EXPECT_TRUE(no_clone.lanes[0].empty()); // all on handle 2, or on 3 that a call on 2 made
+    EXPECT_EQ(no_clone.lanes[1].size(), 2u);
+    const program no_deactivate = without_call(p, 1, 1);
+    ASSERT_EQ(no_deactivate.lanes[0].size(), 1u);
+    EXPECT_EQ(no_deactivate.lanes[0][0].request.kind, spec::call_kind::recv);
+    EXPECT_EQ(call_count(without_call(p, 2, 0)), call_count(p) - 1);
+}
+
 TEST(programs, an_operation_the_driver_lacks_is_never_asked_for) {
     const operation_set lacks{spec::call_kind::deactivate, spec::call_kind::set_await_active, spec::call_kind::len, spec::call_kind::missed};
     int calls = 0;

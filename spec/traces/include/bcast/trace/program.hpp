@@ -224,6 +224,42 @@ inline program make_program(const record_options& options, std::uint64_t id, con
     return p;
 }
 
+// How many calls a program makes, the setup's included.
+inline std::size_t call_count(const program& p) {
+    std::size_t n = p.setup.size();
+    for (const auto& l : p.lanes) n += l.size();
+    return n;
+}
+
+// `p` without one call: call `index` of the setup (lane 0) or of thread
+// lane - 1, and every later call that needs a handle only it (or such a
+// removed call) made, so that the rest is still a program a driver can run.
+// The setup runs before every thread, so a handle it no longer makes is gone
+// for all of them; a thread's handles are its own.
+inline program without_call(const program& p, std::size_t lane, std::size_t index) {
+    program q = p;
+    std::vector<bool> gone(spec::max_logical_handles, false);
+    auto drop_from = [&gone](std::vector<program_call>& calls, std::size_t first) {
+        for (std::size_t i = first; i < calls.size();) {
+            const spec::call& c = calls[i].request;
+            if (!gone[std::size_t(c.handle)]) {
+                ++i;
+                continue;
+            }
+            if (c.out >= 0) gone[std::size_t(c.out)] = true;
+            calls.erase(calls.begin() + std::ptrdiff_t(i));
+        }
+    };
+    std::vector<program_call>& calls = lane == 0 ? q.setup : q.lanes[lane - 1];
+    const spec::call removed = calls[index].request;
+    calls.erase(calls.begin() + std::ptrdiff_t(index));
+    if (removed.out >= 0) gone[std::size_t(removed.out)] = true;
+    drop_from(calls, index);
+    if (lane == 0)
+        for (auto& l : q.lanes) drop_from(l, 0);
+    return q;
+}
+
 // The program as the one line bcast sends (docs/drivers.md, "The exchange").
 inline std::string program_line(const program& p) {
     auto calls = [](const std::vector<program_call>& list) {
