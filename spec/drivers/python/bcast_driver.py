@@ -22,6 +22,8 @@ What a method does becomes the result object (docs/traces.md, "Results"):
     set_capacity(h, 0) raises ValueError          -> {"error":"invalid_argument"}
     any other operation returns                   -> {"ok":true}
 
+A Python driver cannot see a Condition's notify, so it never answers "woken" (docs/drivers.md): bcast
+then relies on the silence around a wait and on re-running a program to confirm a lost wakeup.
 A missing method, or one raising NotImplementedError, makes the operation unsupported; any other
 exception is a failure of the implementation ({"program":N,"error":TEXT}). Then call
 `bcast_driver.serve(MyGlue(), "my-channel 1.0")` and run `bcast-trace drive -- python3 my_driver.py`;

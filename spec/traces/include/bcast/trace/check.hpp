@@ -26,7 +26,7 @@ namespace bcast::trace {
 // A success's rule is the operation table's (bcast/spec/operations.hpp); an
 // error, an eviction and a refused capacity have their own.
 inline std::string governing_rule(const step& expected) {
-    const spec::operation& op = *spec::find_operation(expected.op->name); // the trace language is the table's
+    const spec::operation& op = spec::operation_of(expected.op->kind); // the trace language is the table's
     const json* error = expected.result.find("error");
     const std::string code = error != nullptr && error->is_string() ? error->as_string() : "";
     if (op.answer == spec::answer_shape::send) {
@@ -76,18 +76,18 @@ inline const std::vector<divergence>& divergences() {
         {"R-CAP-2", "divergence", "trace", "`set_capacity(0)` is accepted: the queue is emptied, then a send waits until close (overflow off) or the queue grows without bound (overflow on)",
          "throws `std::invalid_argument` and changes nothing", "a capacity of 0 has no meaning a user could want; upstream's PR #23 (closed unmerged) says it fixes the infinite loop in `send` after `set_capacity(0)`",
          [](const trace_context&, const step& e, const json& actual) {
-             return e.op->name == "set_capacity" && e.arg.as_int() == 0 && actual == ok();
+             return e.op->kind == spec::call_kind::set_capacity && e.arg.as_int() == 0 && actual == ok();
          }},
         {"R-ACT-2", "version", "trace", "0.4.1 has no `await_active` / `set_await_active` (added in 0.5.0): the driver answers `unsupported`",
          "await_active is on by default and can be turned off", "the rules follow 0.7.2; Debian ships 0.4.1",
          [](const trace_context&, const step& e, const json& actual) {
-             return (e.op->name == "set_await_active" || e.op->name == "await_active") && is_unsupported(actual);
+             return (e.op->kind == spec::call_kind::set_await_active || e.op->kind == spec::call_kind::await_active) && is_unsupported(actual);
          }},
         {"R-ACT-2", "version", "trace", "after an unsupported `set_await_active(false)`, `broadcast` with no active receiver waits (0.4.1 always does)",
          "with await_active off, `broadcast` answers `inactive`", "a consequence of the row above",
          [](const trace_context& c, const step& e, const json& actual) {
              const json* error = e.result.find("error");
-             return e.op->name == "broadcast" && error != nullptr && *error == json("inactive") && actual == blocked() &&
+             return e.op->kind == spec::call_kind::broadcast && error != nullptr && *error == json("inactive") && actual == blocked() &&
                     c.unsupported.count("set_await_active(false)") != 0;
          }},
         {"R-CAP-4", "divergence", "reproducer", "growing the capacity wakes no sender waiting on a full channel: it stays blocked",

@@ -285,8 +285,8 @@ inline std::optional<trace> resolve(trace t) {
         }
         if (!table.problem(s).empty()) return std::nullopt;
         const spec::handle_id h = s.handle;
-        if (s.op->name == "broadcast" && model.broadcast_would_block()) return std::nullopt;
-        if (s.op->name == "recv" && model.recv_would_block(h)) return std::nullopt;
+        if (s.op->kind == spec::call_kind::broadcast && model.broadcast_would_block()) return std::nullopt;
+        if (s.op->kind == spec::call_kind::recv && model.recv_would_block(h)) return std::nullopt;
         s.result = runner.run(s);
         table.apply(s);
     }
