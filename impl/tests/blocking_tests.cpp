@@ -202,32 +202,15 @@ TEST(blocking, deadlines_on_another_clock_time_out_and_a_far_one_is_no_limit) { 
 // clock to the deadline. A channel that converted the deadline once would have
 // given up after 5 ms of steady time.
 TEST(blocking, a_deadline_on_a_user_clock_is_reached_on_that_clock) { // R-SEND-4, R-RECV-5
-    using test_support::manual_clock;
     auto [tx, rx] = channel<int>(1);
-    std::atomic<bool> receive_returned{false};
-    auto receive = std::async(std::launch::async, [&rx = rx, &receive_returned] {
-        auto r = rx.recv_until(manual_clock::now() + 5ms);
-        receive_returned.store(true);
-        return r;
-    });
-    const std::uint64_t seen = manual_clock::reads.load();
-    while (manual_clock::reads.load() < seen + 6 && !receive_returned.load()) std::this_thread::yield();
-    EXPECT_FALSE(receive_returned.load()) << "gave up while its own clock stood before the deadline";
-    manual_clock::advance(5ms);
-    EXPECT_EQ(receive.get().error().code, recv_errc::timed_out);
+    const auto receive = test_support::timed_call_on_a_standing_clock([&rx = rx](auto deadline) { return rx.recv_until(deadline); });
+    EXPECT_FALSE(receive.gave_up_early) << "gave up while its own clock stood before the deadline";
+    EXPECT_EQ(receive.answer.error().code, recv_errc::timed_out);
 
     ASSERT_TRUE(tx.try_broadcast(1));
-    std::atomic<bool> send_returned{false};
-    auto send = std::async(std::launch::async, [&tx = tx, &send_returned] {
-        auto r = tx.broadcast_until(2, manual_clock::now() + 5ms);
-        send_returned.store(true);
-        return r;
-    });
-    const std::uint64_t seen_by_send = manual_clock::reads.load();
-    while (manual_clock::reads.load() < seen_by_send + 6 && !send_returned.load()) std::this_thread::yield();
-    EXPECT_FALSE(send_returned.load()) << "gave up while its own clock stood before the deadline";
-    manual_clock::advance(5ms);
-    EXPECT_EQ(send.get().error(), (send_error<int>{send_errc::timed_out, 2}));
+    const auto send = test_support::timed_call_on_a_standing_clock([&tx = tx](auto deadline) { return tx.broadcast_until(2, deadline); });
+    EXPECT_FALSE(send.gave_up_early) << "gave up while its own clock stood before the deadline";
+    EXPECT_EQ(send.answer.error(), (send_error<int>{send_errc::timed_out, 2}));
 }
 
 // A deadline already past on a user clock: one try, no wait (R-SEND-4, R-RECV-5).

@@ -101,17 +101,7 @@ struct planner {
             std::vector<rec::choice> options = rec::choices(l, next_number < spec::max_logical_handles, waker);
             std::erase_if(options, [&](const rec::choice& c) { return c.k == call_kind::len ? queries.empty() : !has(c.k); });
             if (options.empty()) return;
-            int total = 0;
-            for (const rec::choice& c : options) total += c.weight;
-            int pick = int(r.below(std::uint64_t(total)));
-            const rec::choice* chosen = &options.front();
-            for (const rec::choice& c : options) {
-                if (pick < c.weight) {
-                    chosen = &c;
-                    break;
-                }
-                pick -= c.weight;
-            }
+            const rec::choice* chosen = &rec::weighted_pick(options, r);
             call_kind k = chosen->k;
             if (k == call_kind::len) {
                 k = queries[r.below(queries.size())];
@@ -121,14 +111,8 @@ struct planner {
                     k = call_kind::len; // as run_lane: a receiver's query asked of another handle becomes len
                 }
             }
-            int arg = 0;
-            std::int64_t timeout_us = 0;
-            if (spec::is_send(k)) arg = message++;
-            if (spec::is_timed(k)) timeout_us = std::int64_t(r.below(3) * r.below(1000));
-            if (k == call_kind::set_capacity) arg = 1 + int(r.below(4));
-            if (k == call_kind::set_overflow) arg = int(r.below(2));
-            if (k == call_kind::set_await_active) arg = r.one_in(3) ? 1 : 0;
-            add(l, out, k, chosen->which, arg, timeout_us);
+            const rec::drawn_argument a = rec::draw_argument(k, r, message);
+            add(l, out, k, chosen->which, a.arg, a.timeout_us);
         }
     }
 };

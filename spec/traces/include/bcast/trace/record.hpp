@@ -483,34 +483,46 @@ inline std::vector<choice> choices(const lane& l, bool can_make, bool waker) {
     return out;
 }
 
+// One of `options` (not empty), drawn by weight.
+inline const choice& weighted_pick(const std::vector<choice>& options, rng& r) {
+    int total = 0;
+    for (const choice& c : options) total += c.weight;
+    int pick = int(r.below(std::uint64_t(total)));
+    for (const choice& c : options) {
+        if (pick < c.weight) return c;
+        pick -= c.weight;
+    }
+    return options.front();
+}
+
+// A drawn call's argument and timeout: the next message of its thread for a
+// send, a bound of 0..2 ms for a timed call, a capacity of 1..4, a flag.
+struct drawn_argument {
+    int arg = 0;
+    std::int64_t timeout_us = 0;
+};
+inline drawn_argument draw_argument(call_kind k, rng& r, int& message) {
+    drawn_argument a;
+    if (spec::is_send(k)) a.arg = message++;
+    if (spec::is_timed(k)) a.timeout_us = std::int64_t(r.below(3) * r.below(1000));
+    if (k == call_kind::set_capacity) a.arg = 1 + int(r.below(4));
+    if (k == call_kind::set_overflow) a.arg = int(r.below(2));
+    if (k == call_kind::set_await_active) a.arg = r.one_in(3) ? 1 : 0;
+    return a;
+}
+
 inline void run_lane(lane& l, rng r, int calls, auto& run, bool waker) {
     int message = l.thread * 1000;
     for (int n = 0; n < calls && !l.handles.empty(); ++n) {
         const std::vector<choice> options = choices(l, true, waker);
-        int total = 0;
-        for (const choice& c : options) total += c.weight;
-        int pick = int(r.below(std::uint64_t(total)));
-        const choice* chosen = &options.front();
-        for (const choice& c : options) {
-            if (pick < c.weight) {
-                chosen = &c;
-                break;
-            }
-            pick -= c.weight;
-        }
-        call_kind k = chosen->k;
+        const choice& chosen = weighted_pick(options, r);
+        call_kind k = chosen.k;
         if (k == call_kind::len) {
             k = queries[r.below(std::size(queries))];
-            if ((k == call_kind::unread || k == call_kind::missed) && l.handles[chosen->which].k != kind::receiver) k = call_kind::len;
+            if ((k == call_kind::unread || k == call_kind::missed) && l.handles[chosen.which].k != kind::receiver) k = call_kind::len;
         }
-        int arg = 0;
-        std::int64_t timeout_us = 0;
-        if (spec::detail::lin::is_send(k)) arg = message++;
-        if (k == call_kind::broadcast_timed || k == call_kind::recv_timed) timeout_us = std::int64_t(r.below(3) * r.below(1000));
-        if (k == call_kind::set_capacity) arg = 1 + int(r.below(4));
-        if (k == call_kind::set_overflow) arg = int(r.below(2));
-        if (k == call_kind::set_await_active) arg = r.one_in(3) ? 1 : 0;
-        if (!run.perform(l, k, chosen->which, arg, timeout_us)) return;
+        const drawn_argument a = draw_argument(k, r, message);
+        if (!run.perform(l, k, chosen.which, a.arg, a.timeout_us)) return;
     }
 }
 
