@@ -670,11 +670,51 @@ using default_position = plain_position; // MUTANT: a plain position
        suite="fast_one_slot")
 
 
-# ---- time: what only a timed call's deadline in a recorded history shows ---------
+# ---- time: a timed call's deadline, an event of the model (model_tests/relacy/model_clock.hpp) ----
+# Before model time (Relacy's timed waits could time out at any moment and its histories had no
+# deadlines) every Relacy suite passed the first three: docs/verification.md, "Time in the model".
+
+mutant("timed-send-gives-up-without-recheck", "a timed send whose wait timed out gives up at once, without the "
+       "final re-check: a slot freed just before the deadline, whose wake-up the timeout overtook, is lost "
+       "(R-SEND-4)", [RELACY],
+       replace(CHANNEL_STATE, "if (timed_out) return send_result<T>(error_tag, send_error<T>{send_errc::timed_out, "
+                              "std::move(message)}); timed_out = wait(section.lock(), senders_cv_, waiting_senders_, deadline);", """
+            timed_out = wait(section.lock(), senders_cv_, waiting_senders_, deadline);
+            // MUTANT: gives up without the final re-check
+            if (timed_out) return send_result<T>(error_tag, send_error<T>{send_errc::timed_out, std::move(message)});
+"""),
+       suite="timed_send_vs_recv")
+
+mutant("timed-recv-gives-up-without-recheck", "a timed receive whose wait timed out gives up at once, without the "
+       "final re-check: a message sent just before the deadline is not received (R-RECV-5)", [RELACY],
+       replace(CHANNEL_STATE, "if (timed_out) return recv_result<T>(error_tag, recv_error{recv_errc::timed_out, 0}); "
+                              "timed_out = wait(section.lock(), receivers_cv_, waiting_receivers_, deadline);", """
+            timed_out = wait(section.lock(), receivers_cv_, waiting_receivers_, deadline);
+            // MUTANT: gives up without the final re-check
+            if (timed_out) return recv_result<T>(error_tag, recv_error{recv_errc::timed_out, 0});
+"""),
+       suite="timed_recv_vs_send")
+
+mutant("wakeup-taken-for-timeout", "any return from a timed wait counts as the deadline: a spurious wake-up, or one "
+       "that another waiter answers first, ends a timed call before its deadline (R-SEND-4, R-RECV-5)", [RELACY],
+       replace(CHANNEL_STATE, "timed_out = cv.wait_until(lock, deadline) == std::cv_status::timeout;", """
+            (void)cv.wait_until(lock, deadline);
+            timed_out = true; // MUTANT: every wake-up taken for the deadline
+"""),
+       suite="timed_send_vs_recv")
+
+mutant("fast-wakeup-taken-for-timeout", "bcast::fast: any return from a timed sleep counts as the deadline, so a "
+       "spurious wake-up ends a timed call before its deadline (R-SEND-4, R-RECV-5)", [RELACY],
+       replace(FAST_STATE, "return !Primitives::wait_until(word, seen, deadline);", """
+            (void)Primitives::wait_until(word, seen, deadline);
+            return true; // MUTANT: every wake-up taken for the deadline
+"""),
+       suite="fast_timed_calls")
 
 mutant("timeout-truncated-to-ms", "a timeout is truncated to whole milliseconds, so a timed call gives up before its "
-       "deadline (R-SEND-4, R-RECV-5); Relacy's timed waits may time out at any moment and the property tests have "
-       "no clock, so only the recorded histories' deadlines (version 2) catch it", [HISTORIES],
+       "deadline (R-SEND-4, R-RECV-5); Relacy's deadlines are instants of model time, not durations (the scenarios "
+       "call the _until forms), and the property tests have no clock, so only the recorded histories' deadlines "
+       "(version 2) catch it", [HISTORIES],
        replace(DEADLINE, "return now + std::chrono::duration_cast<clock::duration>(timeout);", """
     return now + std::chrono::duration_cast<std::chrono::milliseconds>(timeout); // MUTANT: truncated to whole ms
 """),

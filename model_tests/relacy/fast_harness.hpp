@@ -108,6 +108,7 @@ struct fast_scenario : rl::test_suite<Derived, Threads, Expected> {
     // channel(capacity): sender = logical 0, receiver = logical 1.
     void open(std::size_t capacity) {
         threads_sleeping = 0;
+        model_clock::start(); // no listener: see send_timed()
         capacity0 = capacity;
         auto [t, r] = bcast::fast::channel<int, Primitives>(capacity);
         tx[0].emplace(std::move(t));
@@ -134,9 +135,24 @@ struct fast_scenario : rl::test_suite<Derived, Threads, Expected> {
     outcome send(int t, int h, int v) {
         return record(t, op_kind::broadcast, h, v, -1, [&] { return encode_send(tx[h]->broadcast(v)); });
     }
+    // A timed call waits until a deadline of model time (model_clock.hpp), and
+    // may answer timed_out only once it has passed (R-SEND-4, R-RECV-5),
+    // asserted here. Unlike harness.hpp's, these histories carry no deadline
+    // tick: a tick here is a synchronizing increment (the top of the file),
+    // and one taken inside a wait, where the deadline passes, would order the
+    // waiter after every call returned before it, an edge the program does
+    // not have, which could hide a weak-memory bug in the re-check.
+    template <class Call>
+    outcome record_timed(int t, op_kind kind, int h, int arg, int timed_out, Call&& call) {
+        const model_clock::time_point deadline = model_clock::next_deadline();
+        const outcome answer = record(t, kind, h, arg, -1, [&] { return call(deadline); });
+        RL_ASSERT((answer.code != timed_out || model_clock::has_passed(deadline)) &&
+                  "a timed call gave up before its deadline (R-SEND-4, R-RECV-5)");
+        return answer;
+    }
     outcome send_timed(int t, int h, int v) {
-        return record(t, op_kind::broadcast_timed, h, v, -1,
-                      [&] { return encode_send(tx[h]->broadcast_for(v, std::chrono::milliseconds(1))); });
+        return record_timed(t, op_kind::broadcast_timed, h, v, 1 + int(bcast::send_errc::timed_out),
+                            [&](auto deadline) { return encode_send(tx[h]->broadcast_until(v, deadline)); });
     }
     outcome try_recv(int t, int h) {
         return record(t, op_kind::try_recv, h, 0, -1, [&] { return encode_recv(rx[h]->try_recv()); });
@@ -145,8 +161,8 @@ struct fast_scenario : rl::test_suite<Derived, Threads, Expected> {
         return record(t, op_kind::recv, h, 0, -1, [&] { return encode_recv(rx[h]->recv()); });
     }
     outcome recv_timed(int t, int h) {
-        return record(t, op_kind::recv_timed, h, 0, -1,
-                      [&] { return encode_recv(rx[h]->recv_for(std::chrono::milliseconds(1))); });
+        return record_timed(t, op_kind::recv_timed, h, 0, 1 + int(bcast::recv_errc::timed_out),
+                            [&](auto deadline) { return encode_recv(rx[h]->recv_until(deadline)); });
     }
     void clone_receiver(int t, int h, int out) {
         record(t, op_kind::clone_receiver, h, 0, out, [&] { rx[out].emplace(*rx[h]); });

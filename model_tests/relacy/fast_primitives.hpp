@@ -8,8 +8,9 @@
 //
 //  * The wait words are futex_scenarios.hpp's emulated futex (compare and
 //    sleep in one step under a bucket lock, as the kernel does); a sleeper that
-//    is never woken is a DEADLOCK, a lost wakeup. A timed sleep may end at any
-//    moment (Relacy chooses), and the random scheduler injects spurious returns.
+//    is never woken is a DEADLOCK, a lost wakeup. A timed sleep runs against
+//    model time (model_clock.hpp): it ends at a wake, a spurious return (the
+//    random scheduler injects them) or its deadline, which Relacy places.
 //  * The fence pair (docs/fast-design.md, section 5): the heavy fence is
 //    rl::systemwide_fence, Relacy's model of a process-wide barrier
 //    (membarrier, FlushProcessWriteBuffers): at that instant every thread's
@@ -60,20 +61,25 @@ struct fast_relacy_primitives {
         futex_model_ops::wait(word, seen, loc);
         --threads_sleeping;
     }
-    template <class TimePoint>
-    static bool wait_until(wait_word& word, std::uint32_t seen, const TimePoint& deadline, loc_t loc = loc_t::current()) {
+    // A timed sleep against model time (model_clock.hpp): compare and sleep in
+    // one step as futex_model_ops::wait does, until a wake, a spurious return
+    // or the deadline (a moment Relacy picks); a word that already moved is an
+    // answer at once, after which the waiter reads the clock, as the std wait
+    // does (platform.hpp). False once the deadline has passed.
+    static bool wait_until(wait_word& word, std::uint32_t seen, const model_clock::time_point& deadline,
+                           loc_t loc = loc_t::current()) {
         ++threads_sleeping;
-        const bool in_time = futex_model_ops::wait_until(word, seen, deadline, loc);
+        word.bucket.lock(info(loc));
+        const bool passed = word.load(std::memory_order_seq_cst, loc) == seen
+                                ? sleep_until(word.queue, word.bucket, deadline, info(loc))
+                                : model_clock::observe(deadline);
+        word.bucket.unlock(info(loc));
         --threads_sleeping;
-        return in_time;
+        return !passed;
     }
     static void wake_all(wait_word& word, loc_t loc = loc_t::current()) { futex_model_ops::wake_all(word, loc); }
-    // Time is not modelled: a deadline never looks passed before the wait, which
-    // may itself time out at any moment (Relacy chooses).
-    template <class TimePoint>
-    static bool deadline_passed(const TimePoint&) {
-        return false;
-    }
+    // A read of the model clock: the deadline may pass here (model_clock.hpp).
+    static bool deadline_passed(const model_clock::time_point& deadline) { return model_clock::observe(deadline); }
     static constexpr unsigned back_off_rounds = 1;
     static void pause(unsigned) {}
 };

@@ -9,7 +9,7 @@
 //  * futex_word<U>: the 32-bit word, relacy_primitives.hpp's atomic (every
 //    access a scheduling point, every memory order modelled), plus the
 //    kernel's wait queue for that word (an rl::mutex as the futex
-//    hash-bucket lock and an rl::condition_variable as the queue).
+//    hash-bucket lock and a wait_queue, model_clock.hpp, as the queue).
 //  * futex_model_ops::wait compares the word and sleeps in one step under the
 //    bucket lock, as the kernel does; wake_one/wake_all take the bucket lock
 //    and notify. Relacy's random scheduler adds spurious returns, which a
@@ -36,8 +36,8 @@ template <class U>
 class futex_word : public atomic<U> {
 public:
     using atomic<U>::atomic;
-    rl::mutex bucket;             // the futex hash-bucket lock
-    rl::condition_variable queue; // the threads asleep on this word
+    rl::mutex bucket; // the futex hash-bucket lock
+    wait_queue queue; // the threads asleep on this word
 };
 
 struct futex_model_ops {
@@ -49,16 +49,20 @@ struct futex_model_ops {
 
     static void wait(futex_word<std::uint32_t>& word, std::uint32_t expected, loc_t loc = loc_t::current()) {
         word.bucket.lock(info(loc));
-        if (word.load(std::memory_order_seq_cst, loc) == expected) word.queue.wait(word.bucket, info(loc));
+        if (word.load(std::memory_order_seq_cst, loc) == expected) word.queue.sleep(word.bucket, false, info(loc));
         word.bucket.unlock(info(loc));
     }
-    // A timed sleep may end at any moment: Relacy chooses.
+    // A timed sleep may end at any moment: Relacy chooses. bcast's lock then
+    // compares its deadline with the real steady_clock (futex_condition_variable.hpp),
+    // so its suites keep this model; the channels' timed waits run against
+    // model time (model_clock.hpp).
     template <class TimePoint>
     static bool wait_until(futex_word<std::uint32_t>& word, std::uint32_t expected, const TimePoint&,
                            loc_t loc = loc_t::current()) {
         bool in_time = true;
         word.bucket.lock(info(loc));
-        if (word.load(std::memory_order_seq_cst, loc) == expected) in_time = word.queue.wait_for(word.bucket, 0, info(loc));
+        if (word.load(std::memory_order_seq_cst, loc) == expected)
+            in_time = word.queue.sleep(word.bucket, true, info(loc)) == woke_by::notify;
         word.bucket.unlock(info(loc));
         return in_time;
     }

@@ -138,6 +138,8 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     void open(std::size_t capacity) {
         live_messages = 0;
         threads_waiting = 0;
+        // Model time starts; when it passes a timed call's deadline, the history hears of it.
+        model_clock::start(&hist, [](void* h, std::int64_t now) { static_cast<history*>(h)->time_passed(now); });
         capacity0 = capacity;
         auto [t, r] = bcast::channel<msg, Primitives>(capacity);
         tx[0].emplace(std::move(t));
@@ -166,10 +168,21 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     outcome send(int t, int h, int v) {
         return record(t, op_kind::broadcast, h, v, -1, [&] { return encode_send(tx[h]->broadcast(msg(v))); });
     }
+    // A timed call waits until a deadline of model time (model_clock.hpp), the
+    // next one: the history records the moment it passes, if it passes before
+    // the call returns, and the checker places a timed_out answer no earlier.
+    template <class Call>
+    outcome record_timed(int t, op_kind kind, int h, int arg, Call&& call) {
+        const model_clock::time_point deadline = model_clock::next_deadline();
+        const int i = hist.begin(t, kind, h, arg);
+        hist.await_deadline(i, model_clock::instant(deadline));
+        const outcome answer = call(deadline);
+        hist.end(i, answer);
+        return answer;
+    }
     outcome send_timed(int t, int h, int v) {
-        return record(t, op_kind::broadcast_timed, h, v, -1, [&] {
-            return encode_send(tx[h]->broadcast_for(msg(v), std::chrono::milliseconds(1)));
-        });
+        return record_timed(t, op_kind::broadcast_timed, h, v,
+                            [&](auto deadline) { return encode_send(tx[h]->broadcast_until(msg(v), deadline)); });
     }
     outcome try_recv(int t, int h) {
         return record(t, op_kind::try_recv, h, 0, -1, [&] { return encode_recv(rx[h]->try_recv()); });
@@ -178,8 +191,8 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         return record(t, op_kind::recv, h, 0, -1, [&] { return encode_recv(rx[h]->recv()); });
     }
     outcome recv_timed(int t, int h) {
-        return record(t, op_kind::recv_timed, h, 0, -1,
-                      [&] { return encode_recv(rx[h]->recv_for(std::chrono::milliseconds(1))); });
+        return record_timed(t, op_kind::recv_timed, h, 0,
+                            [&](auto deadline) { return encode_recv(rx[h]->recv_until(deadline)); });
     }
     void clone_receiver(int t, int h, int out) {
         record(t, op_kind::clone_receiver, h, 0, out, [&] { rx[out].emplace(*rx[h]); });

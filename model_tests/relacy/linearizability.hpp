@@ -10,7 +10,9 @@
 // a time on one OS thread, so a plain counter gives a total order of those
 // events: call A really happened before call B iff A.returned < B.invoked.
 // A call that has not returned keeps returned == bcast::spec::pending_tick:
-// after a DEADLOCK, those are the calls still blocked.
+// after a DEADLOCK, those are the calls still blocked. A timed call's deadline
+// is a third tick: the moment model time passed it (model_clock.hpp), or one
+// after its response when it had not passed by then.
 //
 // The history is fixed-size (no allocation inside the Relacy search). Many
 // schedules produce the same history; verdicts are cached by its hash.
@@ -47,6 +49,14 @@ public:
     // (the generated scenarios classify it from the calls still pending).
     history* mirror = nullptr;
 
+    // The timed calls in flight whose deadline has not passed yet.
+    struct awaited {
+        int index;
+        std::int64_t instant;
+    };
+    std::array<awaited, 8> awaiting{};
+    int awaiting_count = 0;
+
     int begin(int thread, op_kind kind, int handle, int arg = 0, int out = -1) {
         RL_ASSERT(count < max_ops);
         op& o = ops[std::size_t(count)];
@@ -59,7 +69,35 @@ public:
         op& o = ops[std::size_t(index)];
         o.result = result;
         o.returned = ++tick;
+        for (int i = 0; i < awaiting_count; ++i) {
+            if (awaiting[std::size_t(i)].index != index) continue;
+            o.deadline = o.returned + 1; // not passed by the response: it lies after it
+            awaiting[std::size_t(i)] = awaiting[std::size_t(--awaiting_count)];
+            break;
+        }
         if (mirror != nullptr) mirror->ops[std::size_t(index)] = o;
+    }
+
+    // The call at `index` (begun, not ended) waits until model instant `instant`.
+    void await_deadline(int index, std::int64_t instant) {
+        RL_ASSERT(awaiting_count < int(awaiting.size()));
+        awaiting[std::size_t(awaiting_count++)] = {index, instant};
+    }
+    // Model time has moved to `now` (model_clock.hpp's listener): every awaited
+    // deadline now behind gets the tick of this moment, one tick for all.
+    void time_passed(std::int64_t now) {
+        std::uint64_t moment = 0;
+        for (int i = 0; i < awaiting_count;) {
+            const awaited a = awaiting[std::size_t(i)];
+            if (a.instant > now) {
+                ++i;
+                continue;
+            }
+            if (moment == 0) moment = ++tick;
+            ops[std::size_t(a.index)].deadline = moment;
+            if (mirror != nullptr) mirror->ops[std::size_t(a.index)].deadline = moment;
+            awaiting[std::size_t(i)] = awaiting[std::size_t(--awaiting_count)];
+        }
     }
 
     std::span<const op> calls() const { return {ops.data(), std::size_t(count)}; }
@@ -76,6 +114,7 @@ public:
                 std::uint64_t(o.out + 1) << 24 | std::uint64_t(std::uint32_t(o.arg)) << 32);
             mix(o.invoked);
             mix(o.returned);
+            mix(o.deadline);
             mix(std::uint64_t(std::uint32_t(o.result.code)) | std::uint64_t(std::uint32_t(o.result.value)) << 32);
             mix(o.result.missed);
         }

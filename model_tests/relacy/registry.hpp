@@ -70,6 +70,11 @@ struct settings {
     long random_iterations;   // random-scheduler iterations of every blocking scenario
     unsigned bound_3_threads; // context bound of the 3-thread bounded searches
     unsigned bound_4_threads; // context bound of the 4-thread one
+    // Context bound of the 3-thread searches with two timed waiters (wake_*/timed_2): while a
+    // timed waiter sleeps, every scheduling point may also be its deadline (model_clock.hpp), so
+    // bound_3_threads takes minutes there (wake_last_reader/async_recv/timed_2: 16.7M executions,
+    // 78 s at -O2); the random runs still place the deadlines anywhere.
+    unsigned bound_timed_3_threads;
     // bcast::fast's searches (fast_scenarios.hpp): every atomic access is a
     // scheduling point there, so a bound that the lock-based scenarios take in
     // seconds takes minutes; one preemption less, and a sixth of the random
@@ -83,6 +88,7 @@ struct settings {
           bound_3_threads(run_mode == mode::thorough ? 4 : run_mode == mode::quick ? 2
                                                                                    : 3),
           bound_4_threads(run_mode == mode::thorough ? 3 : 2),
+          bound_timed_3_threads(bound_3_threads - 1),
           fast_bound(bound_4_threads),
           fast_random_iterations(random_iterations / 6) {}
 };

@@ -70,6 +70,8 @@
 
 #include <bcast/bcast.hpp>
 
+#include "model_clock.hpp"
+
 namespace bcast_rl {
 
 using loc_t = std::source_location;
@@ -138,11 +140,11 @@ private:
     loc_t loc_;
 };
 
-// A timed wait is modelled as a wait that may time out at any moment (Relacy
-// picks nondeterministically); the real time point is ignored. Relacy's random
-// scheduler also injects spurious wakeups into both kinds of wait; a spurious
-// return from a timed wait is reported as a timeout, which is a legal outcome
-// of a timed wait at any moment.
+// A timed wait runs against model time (model_clock.hpp): it sleeps until a
+// notify, a spurious return (Relacy's random scheduler injects them into both
+// kinds of wait), or its deadline, a moment Relacy picks like any other; it
+// answers `timeout` exactly when the deadline has passed at its return, as
+// std::condition_variable::wait_until does.
 //
 // `threads_waiting` counts the fibers currently inside any wait of this model.
 // It is test instrumentation only (the channel never reads it): reachability
@@ -153,21 +155,25 @@ class condition_variable {
 public:
     void wait(unique_lock& lock, loc_t loc = loc_t::current()) {
         ++threads_waiting;
-        cv_.wait(lock, info(loc));
+        queue_.sleep(lock, false, info(loc));
         --threads_waiting;
     }
-    template <class TimePoint>
-    std::cv_status wait_until(unique_lock& lock, const TimePoint&, loc_t loc = loc_t::current()) {
+    // The model's deadlines are steady_clock time points (model_clock.hpp);
+    // the reference hands a steady deadline to its condition variable as it is.
+    template <class Duration>
+    std::cv_status wait_until(unique_lock& lock, const std::chrono::time_point<std::chrono::steady_clock, Duration>& deadline,
+                              loc_t loc = loc_t::current()) {
         ++threads_waiting;
-        const bool woken = cv_.wait_for(lock, 0, info(loc)); // true: notified; false: timeout/spurious
+        const bool passed =
+            sleep_until(queue_, lock, std::chrono::time_point_cast<model_clock::time_point::duration>(deadline), info(loc));
         --threads_waiting;
-        return woken ? std::cv_status::no_timeout : std::cv_status::timeout;
+        return passed ? std::cv_status::timeout : std::cv_status::no_timeout;
     }
-    void notify_one(loc_t loc = loc_t::current()) { cv_.notify_one(info(loc)); }
-    void notify_all(loc_t loc = loc_t::current()) { cv_.notify_all(info(loc)); }
+    void notify_one(loc_t loc = loc_t::current()) { queue_.notify_one(info(loc)); }
+    void notify_all(loc_t loc = loc_t::current()) { queue_.notify_all(info(loc)); }
 
 private:
-    rl::condition_variable cv_;
+    wait_queue queue_;
 };
 
 template <class U>

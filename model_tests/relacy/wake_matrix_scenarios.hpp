@@ -8,6 +8,12 @@
 // repeated here. Every run here is in a `wake_*` suite of scenarios.def, one
 // suite per row.
 //
+// The waiters are blocking, async or timed (broadcast_until / recv_until
+// against model time, model_clock.hpp: the deadline is an event Relacy places
+// before, during or after the path, and a timed waiter may answer timed_out,
+// which the history checker accepts only at or after its deadline). Async
+// calls have no timeout: a stop token cancels them (R-ASYNC-4).
+//
 // Three kinds of scenario:
 //   senders_vs_path    N senders (1 or 2, blocking or async) wait, one more thread
 //                      takes one path to a sender wake site (rows 2-9)
@@ -34,9 +40,11 @@
 namespace bcast_rl {
 
 // How the waiters wait: threads blocked in broadcast()/recv() on the channel's
-// condition variables, or async operations queued in its waiter lists.
+// condition variables, async operations queued in its waiter lists, or threads
+// in broadcast_until()/recv_until() whose deadline may come first.
 enum class waiters_are { blocking,
-                         async };
+                         async,
+                         timed };
 
 struct no_nodes {};
 template <class Node, int N>
@@ -74,6 +82,7 @@ enum class sender_path {
     closed_by_sender,
     closed_by_receiver,
     last_inactive_dropped, // no active receiver (await_active on), the last inactive one dropped (R-CLOSE-3)
+    last_receiver_dropped, // full, the only receiver dropped: wake_all_senders, then close_locked (R-CLOSE-3)
 };
 
 // What every waiting sender must answer (R-SEND-1..5).
@@ -173,6 +182,10 @@ constexpr sender_path_case sender_path_case_of(sender_path p, int waiters) {
         return {runs_as(two ? "the last inactive receiver dropped closes: both senders waiting for a receiver see closed"
                             : "the last inactive receiver dropped closes: the sender waiting for a receiver sees closed"),
                 wake_event::last_inactive_receiver_left, 1, answer_is::closed, false, false};
+    case last_receiver_dropped:
+        return {runs_as(two ? "the last receiver dropped closes: both senders blocked on full see closed"
+                            : "the last receiver dropped closes: the sender blocked on full sees closed"),
+                wake_event::last_receiver_left, 1, answer_is::closed, false, false};
     }
     return {not_run("not reached"), wake_event::closed, 1, answer_is::closed, false, false};
 }
@@ -185,7 +198,9 @@ struct senders_vs_path : scenario<senders_vs_path<P, K, N, V>, plain_primitives,
     static_assert(this_case.what.runs);
     static_assert(woken_by(this_case.row).senders);
     static constexpr const char* description = this_case.what.description;
-    static constexpr bool has_close_variant = this_case.close_variant;
+    // Timed waiters get no +close run: a final close can only hide a lost wakeup, and their deadline
+    // already ends every wait (with two of them, the +close runs took 2 minutes each).
+    static constexpr bool has_close_variant = this_case.close_variant && K != waiters_are::timed;
 
     std::conditional_t<K == waiters_are::async, node_array<send_node, N>, no_nodes> nodes;
     std::conditional_t<P == sender_path::async_recv_frees_slot, recv_node, no_nodes> taker; // the event's async recv
@@ -199,7 +214,8 @@ struct senders_vs_path : scenario<senders_vs_path<P, K, N, V>, plain_primitives,
         case sender_path::capacity_grown:
         case sender_path::overflow_on:
         case sender_path::closed_by_sender:
-        case sender_path::closed_by_receiver: this->try_send(-1, 0, 90); break; // full
+        case sender_path::closed_by_receiver:
+        case sender_path::last_receiver_dropped: this->try_send(-1, 0, 90); break; // full
         case sender_path::receiver_dropped_frees_one:
         case sender_path::receiver_deactivated_frees_one: // full; rx 1 read it, only rx 2 owes it
             this->new_receiver(-1, 0, 2), this->try_send(-1, 0, 90), this->try_recv(-1, 1);
@@ -234,12 +250,17 @@ struct senders_vs_path : scenario<senders_vs_path<P, K, N, V>, plain_primitives,
     void thread(unsigned t) {
         if (int(t) < N) {
             if constexpr (K == waiters_are::async) got[t] = this->async_send(int(t), 0, nodes.at[t], 101 + int(t));
+            else if constexpr (K == waiters_are::timed) got[t] = this->send_timed(int(t), 0, 101 + int(t));
             else got[t] = this->send(int(t), 0, 101 + int(t));
             return;
         }
         until<V>(threads_waiting >= N);
         event();
-        if (this_case.one_slot && N == 2) this->recv(N, 1), this->recv(N, 1); // the first sender's, then the second's
+        if (this_case.one_slot && N == 2) {
+            // the first sender's, then the second's; a timed sender may have given up, so only look
+            if constexpr (K == waiters_are::timed) this->try_recv(N, 1), this->try_recv(N, 1);
+            else this->recv(N, 1), this->recv(N, 1);
+        }
         if (this_case.close_variant && (V & CLOSE)) this->close(N, 0);
     }
     void event() {
@@ -266,11 +287,14 @@ struct senders_vs_path : scenario<senders_vs_path<P, K, N, V>, plain_primitives,
         case sender_path::closed_by_sender: this->close(N, 0); break;
         case sender_path::closed_by_receiver: this->close(N, 1); break;
         case sender_path::last_inactive_dropped: this->drop_inactive(N, 2); break;
+        case sender_path::last_receiver_dropped: this->drop_receiver(N, 1); break;
         }
     }
     static bool answered_as_expected(const outcome& got, int v) {
         const outcome closed{1 + int(bcast::send_errc::closed), v, 0};
         if ((V & CLOSE) && got == closed) return true; // the final close came first
+        // The deadline came first: whether it really had, the history's deadline says (finish()).
+        if (K == waiters_are::timed && got == (outcome{1 + int(bcast::send_errc::timed_out), v, 0})) return true;
         answer_is a = this_case.answer;
         switch (a) {
         case answer_is::sent: return got == (outcome{0, -1, 0});
@@ -350,7 +374,8 @@ struct receivers_vs_path : scenario<receivers_vs_path<P, K, N, V>, plain_primiti
     static_assert(this_case.what.runs);
     static_assert(woken_by(this_case.row).receivers);
     static constexpr const char* description = this_case.what.description;
-    static constexpr bool has_close_variant = this_case.gets_message; // sent before the close: still received
+    // Sent before the close: still received. Timed waiters get no +close run (senders_vs_path says why).
+    static constexpr bool has_close_variant = this_case.gets_message && K != waiters_are::timed;
     static constexpr int waiter_handle[2] = {1, 3};
 
     std::conditional_t<K == waiters_are::async, node_array<recv_node, N>, no_nodes> nodes;
@@ -379,6 +404,7 @@ struct receivers_vs_path : scenario<receivers_vs_path<P, K, N, V>, plain_primiti
     void thread(unsigned t) {
         if (int(t) < N) {
             if constexpr (K == waiters_are::async) got[t] = this->async_recv(int(t), waiter_handle[t], nodes.at[t]);
+            else if constexpr (K == waiters_are::timed) got[t] = this->recv_timed(int(t), waiter_handle[t]);
             else got[t] = this->recv(int(t), waiter_handle[t]);
             return;
         }
@@ -401,6 +427,8 @@ struct receivers_vs_path : scenario<receivers_vs_path<P, K, N, V>, plain_primiti
     }
     void after() {
         for (int i = 0; i < N; ++i) {
+            // The deadline came first: whether it really had, the history's deadline says (finish()).
+            if (K == waiters_are::timed && got[i].code == 1 + int(bcast::recv_errc::timed_out)) continue;
             if (this_case.gets_message) RL_ASSERT(got[i] == (outcome{0, 101, 0})); // sent before any close
             else RL_ASSERT(got[i].code == 1 + int(bcast::recv_errc::closed));
             if constexpr (K == waiters_are::async) this->check_resumed(nodes.at[i]);
@@ -461,8 +489,9 @@ struct settled_async_send_vs_receiver : scenario<settled_async_send_vs_receiver<
 template <waiters_are K, int V>
 struct close_vs_sender_and_receiver : scenario<close_vs_sender_and_receiver<K, V>, plain_primitives, 3, expect(V)> {
     static constexpr const char* description =
-        K == waiters_are::async ? "one close() completes a queued async send and a queued async recv"
-                                : "one close() wakes a sender blocked on full and a receiver blocked on empty";
+        K == waiters_are::async   ? "one close() completes a queued async send and a queued async recv"
+        : K == waiters_are::timed ? "one close() or the deadlines: a timed sender on full, a timed receiver on empty"
+                                  : "one close() wakes a sender blocked on full and a receiver blocked on empty";
     static constexpr bool has_close_variant = false; // the event is the close
     std::conditional_t<K == waiters_are::async, send_node, no_nodes> s;
     std::conditional_t<K == waiters_are::async, recv_node, no_nodes> r;
@@ -474,9 +503,11 @@ struct close_vs_sender_and_receiver : scenario<close_vs_sender_and_receiver<K, V
     void thread(unsigned t) {
         if (t == 0) {
             if constexpr (K == waiters_are::async) sent = this->async_send(0, 0, s, 101);
+            else if constexpr (K == waiters_are::timed) sent = this->send_timed(0, 0, 101);
             else sent = this->send(0, 0, 101);
         } else if (t == 1) {
             if constexpr (K == waiters_are::async) got = this->async_recv(1, 1, r);
+            else if constexpr (K == waiters_are::timed) got = this->recv_timed(1, 1);
             else got = this->recv(1, 1);
         } else {
             until<V>(threads_waiting >= 2);
@@ -484,15 +515,18 @@ struct close_vs_sender_and_receiver : scenario<close_vs_sender_and_receiver<K, V
         }
     }
     void after() {
-        RL_ASSERT(sent == (outcome{1 + int(bcast::send_errc::closed), 101, 0}));
-        RL_ASSERT(got.code == 1 + int(bcast::recv_errc::closed));
+        // A timed waiter may see its deadline first; the history's deadline says whether it may (finish()).
+        const bool timed = K == waiters_are::timed;
+        RL_ASSERT(sent == (outcome{1 + int(bcast::send_errc::closed), 101, 0}) ||
+                  (timed && sent == (outcome{1 + int(bcast::send_errc::timed_out), 101, 0})));
+        RL_ASSERT(got.code == 1 + int(bcast::recv_errc::closed) || (timed && got.code == 1 + int(bcast::recv_errc::timed_out)));
         if constexpr (K == waiters_are::async) this->check_resumed(s), this->check_resumed(r);
         this->drain_all(), this->finish();
     }
 };
 
 // ---- the runs of scenarios.def (its "wake_*" section) --------------------------
-// Named <row>_<path>_<waiters><count>: b = blocking, a = async.
+// Named <row>_<path>_<waiters><count>: b = blocking, a = async, t = timed.
 #define BCAST_WAKE_SENDERS(alias, path, kind, n) \
     template <int V> \
     using alias = senders_vs_path<sender_path::path, waiters_are::kind, n, V>;
@@ -506,17 +540,23 @@ BCAST_WAKE_RECEIVERS(wake_queued_evicting_a1, evicting_send, async, 1)
 BCAST_WAKE_RECEIVERS(wake_queued_wrapped_b1, send_into_wrapped_ring, blocking, 1)
 BCAST_WAKE_RECEIVERS(wake_queued_async_send_b1, async_send_at_once, blocking, 1)
 BCAST_WAKE_RECEIVERS(wake_queued_async_send_a1, async_send_at_once, async, 1)
+BCAST_WAKE_RECEIVERS(wake_queued_evicting_t1, evicting_send, timed, 1)
+BCAST_WAKE_RECEIVERS(wake_queued_wrapped_t2, send_into_wrapped_ring, timed, 2)
 template <int V> using wake_queued_settled_b1 = settled_async_send_vs_receiver<waiters_are::blocking, V>;
 template <int V> using wake_queued_settled_a1 = settled_async_send_vs_receiver<waiters_are::async, V>;
 // row 2: the last reader takes a message
 BCAST_WAKE_SENDERS(wake_reader_async_recv_b1, async_recv_frees_slot, blocking, 1)
 BCAST_WAKE_SENDERS(wake_reader_async_recv_a1, async_recv_frees_slot, async, 1)
+BCAST_WAKE_SENDERS(wake_reader_async_recv_t1, async_recv_frees_slot, timed, 1)
+BCAST_WAKE_SENDERS(wake_reader_async_recv_t2, async_recv_frees_slot, timed, 2)
 // row 3: a receiver leaves, frees 1, active receivers remain
 BCAST_WAKE_SENDERS(wake_left_one_drop_b2, receiver_dropped_frees_one, blocking, 2)
 BCAST_WAKE_SENDERS(wake_left_one_drop_a1, receiver_dropped_frees_one, async, 1)
 BCAST_WAKE_SENDERS(wake_left_one_drop_a2, receiver_dropped_frees_one, async, 2)
 BCAST_WAKE_SENDERS(wake_left_one_deactivate_b1, receiver_deactivated_frees_one, blocking, 1)
 BCAST_WAKE_SENDERS(wake_left_one_lagging_b1, lagging_receiver_dropped_frees_one, blocking, 1)
+BCAST_WAKE_SENDERS(wake_left_one_drop_t1, receiver_dropped_frees_one, timed, 1)
+BCAST_WAKE_SENDERS(wake_left_one_drop_t2, receiver_dropped_frees_one, timed, 2)
 // row 4: a receiver leaves and frees 2+, or leaves no active receiver
 BCAST_WAKE_SENDERS(wake_left_all_two_b1, receiver_dropped_frees_two, blocking, 1)
 BCAST_WAKE_SENDERS(wake_left_all_two_b2, receiver_dropped_frees_two, blocking, 2)
@@ -527,22 +567,34 @@ BCAST_WAKE_SENDERS(wake_left_all_last_active_deactivate_b1, last_active_deactiva
 BCAST_WAKE_SENDERS(wake_left_all_last_active_deactivate_b2, last_active_deactivated, blocking, 2)
 BCAST_WAKE_SENDERS(wake_left_all_last_active_drop_a1, last_active_dropped, async, 1)
 BCAST_WAKE_SENDERS(wake_left_all_last_active_drop_a2, last_active_dropped, async, 2)
+BCAST_WAKE_SENDERS(wake_left_all_two_t1, receiver_dropped_frees_two, timed, 1)
+BCAST_WAKE_SENDERS(wake_left_all_two_t2, receiver_dropped_frees_two, timed, 2)
+BCAST_WAKE_SENDERS(wake_left_all_last_active_drop_t1, last_active_dropped, timed, 1)
+BCAST_WAKE_SENDERS(wake_left_all_last_active_drop_t2, last_active_dropped, timed, 2)
 // row 5: capacity grows
 BCAST_WAKE_SENDERS(wake_grown_b2, capacity_grown, blocking, 2)
 BCAST_WAKE_SENDERS(wake_grown_a2, capacity_grown, async, 2)
 BCAST_WAKE_SENDERS(wake_grown_wrapped_b1, capacity_grown_wrapped, blocking, 1)
 BCAST_WAKE_SENDERS(wake_grown_in_place_b1, capacity_grown_in_place, blocking, 1)
+BCAST_WAKE_SENDERS(wake_grown_t1, capacity_grown, timed, 1)
+BCAST_WAKE_SENDERS(wake_grown_t2, capacity_grown, timed, 2)
 // row 6: overflow turned on
 BCAST_WAKE_SENDERS(wake_overflow_on_b2, overflow_on, blocking, 2)
 BCAST_WAKE_SENDERS(wake_overflow_on_a2, overflow_on, async, 2)
+BCAST_WAKE_SENDERS(wake_overflow_on_t1, overflow_on, timed, 1)
+BCAST_WAKE_SENDERS(wake_overflow_on_t2, overflow_on, timed, 2)
 // row 7: await_active turned off
 BCAST_WAKE_SENDERS(wake_await_active_off_b2, await_active_off, blocking, 2)
 BCAST_WAKE_SENDERS(wake_await_active_off_a2, await_active_off, async, 2)
+BCAST_WAKE_SENDERS(wake_await_active_off_t1, await_active_off, timed, 1)
+BCAST_WAKE_SENDERS(wake_await_active_off_t2, await_active_off, timed, 2)
 // row 8: active receivers 0 -> 1
 BCAST_WAKE_SENDERS(wake_activated_cloned_b2, activate_cloned, blocking, 2)
 BCAST_WAKE_SENDERS(wake_activated_cloned_a2, activate_cloned, async, 2)
 BCAST_WAKE_SENDERS(wake_activated_activate_b1, activate, blocking, 1)
 BCAST_WAKE_SENDERS(wake_activated_new_receiver_b1, new_receiver, blocking, 1)
+BCAST_WAKE_SENDERS(wake_activated_cloned_t1, activate_cloned, timed, 1)
+BCAST_WAKE_SENDERS(wake_activated_cloned_t2, activate_cloned, timed, 2)
 // row 9: close
 BCAST_WAKE_SENDERS(wake_close_senders_b1, closed_by_sender, blocking, 1)
 BCAST_WAKE_SENDERS(wake_close_senders_b2, closed_by_sender, blocking, 2)
@@ -554,8 +606,19 @@ BCAST_WAKE_RECEIVERS(wake_close_receivers_b2, closed_by_sender, blocking, 2)
 BCAST_WAKE_RECEIVERS(wake_close_receivers_a2, closed_by_sender, async, 2)
 BCAST_WAKE_RECEIVERS(wake_close_receivers_by_receiver_b1, closed_by_receiver, blocking, 1)
 BCAST_WAKE_RECEIVERS(wake_close_receivers_last_sender_b2, last_sender_dropped, blocking, 2)
+BCAST_WAKE_SENDERS(wake_close_senders_t1, closed_by_sender, timed, 1)
+BCAST_WAKE_SENDERS(wake_close_senders_t2, closed_by_sender, timed, 2)
+BCAST_WAKE_SENDERS(wake_close_senders_last_inactive_t1, last_inactive_dropped, timed, 1)
+BCAST_WAKE_SENDERS(wake_close_senders_last_inactive_t2, last_inactive_dropped, timed, 2)
+BCAST_WAKE_SENDERS(wake_close_senders_last_receiver_t1, last_receiver_dropped, timed, 1)
+BCAST_WAKE_SENDERS(wake_close_senders_last_receiver_t2, last_receiver_dropped, timed, 2)
+BCAST_WAKE_RECEIVERS(wake_close_receivers_t1, closed_by_sender, timed, 1)
+BCAST_WAKE_RECEIVERS(wake_close_receivers_t2, closed_by_sender, timed, 2)
+BCAST_WAKE_RECEIVERS(wake_close_receivers_last_sender_t1, last_sender_dropped, timed, 1)
+BCAST_WAKE_RECEIVERS(wake_close_receivers_last_sender_t2, last_sender_dropped, timed, 2)
 template <int V> using wake_close_both_sides_b = close_vs_sender_and_receiver<waiters_are::blocking, V>;
 template <int V> using wake_close_both_sides_a = close_vs_sender_and_receiver<waiters_are::async, V>;
+template <int V> using wake_close_both_sides_t = close_vs_sender_and_receiver<waiters_are::timed, V>;
 
 #undef BCAST_WAKE_SENDERS
 #undef BCAST_WAKE_RECEIVERS
