@@ -6,6 +6,10 @@
 #                                      project(VERSION); CHANGELOG.md has a section for it
 #   package.find_package_consumer      cmake --install into a scratch prefix, find_package(bcast) there
 #   package.pkg_config_consumer        the same install, a plain compiler line with `pkg-config --cflags --libs bcast`
+#   package.tools_consumer             cmake --install of the checker (component bcast_tools) into a scratch
+#                                      prefix, a driver built there with find_package(bcast COMPONENTS trace),
+#                                      the installed bcast-trace driving it and the installed Python example
+#                                      (needs the checker built: spec/traces, and python3)
 #   package.add_subdirectory_consumer  add_subdirectory(<this source tree>)
 #   package.fetchcontent_consumer      FetchContent from a scratch git repository holding this working
 #                                      tree (committed or not; needs git and a git checkout)
@@ -18,6 +22,7 @@
 # Each works in its own folder under <build>/package-test, so they run in parallel.
 # The scripts: run_package_test.cmake, run_deb_test.cmake, package_test_common.cmake.
 set(bcast_package_work ${PROJECT_BINARY_DIR}/package-test)
+find_package(Python3 COMPONENTS Interpreter QUIET) # package.tools_consumer runs the Python driver
 set(bcast_package_args
     -DBCAST_SOURCE_DIR=${PROJECT_SOURCE_DIR}
     -DBCAST_BINARY_DIR=${PROJECT_BINARY_DIR}
@@ -27,7 +32,8 @@ set(bcast_package_args
     -DGENERATOR=${CMAKE_GENERATOR}
     -DDOC_DIR=${CMAKE_INSTALL_DOCDIR}
     -DPKGCONFIG_DIR=${BCAST_PKGCONFIG_DIR}
-    -DCMAKE_DIR=${BCAST_CMAKE_DIR})
+    -DCMAKE_DIR=${BCAST_CMAKE_DIR}
+    -DPYTHON=${Python3_EXECUTABLE})
 find_package(Git QUIET)
 find_program(BCAST_PKG_CONFIG NAMES pkg-config pkgconf)
 find_program(BCAST_DPKG_DEB dpkg-deb)
@@ -45,6 +51,11 @@ endfunction()
 bcast_package_test(version run_package_test.cmake)
 bcast_package_test(find_package_consumer run_package_test.cmake)
 bcast_package_test(add_subdirectory_consumer run_package_test.cmake)
+if(TARGET bcast_trace AND Python3_EXECUTABLE)
+    bcast_package_test(tools_consumer run_package_test.cmake)
+else()
+    message(STATUS "bcast: the checker (spec/traces) or python3 missing; package.tools_consumer skipped")
+endif()
 if(BCAST_PKG_CONFIG)
     bcast_package_test(pkg_config_consumer run_package_test.cmake)
 else()

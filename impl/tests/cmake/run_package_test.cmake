@@ -31,6 +31,37 @@ elseif(CASE STREQUAL "find_package_consumer")
     cmake_consumer(${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
     expect_bcast_dir(${WORK_DIR}/build ${WORK_DIR}/prefix/${CMAKE_DIR})
 
+elseif(CASE STREQUAL "tools_consumer")
+    # The checker as a user installs it (component bcast_tools): the binary, the driver
+    # libraries, the docs; a driver built on the installed headers with find_package(bcast
+    # COMPONENTS trace); the installed checker driving it and the installed Python example,
+    # and finding the example's seeded lost wakeup.
+    run(${CMAKE_COMMAND} --install ${BCAST_BINARY_DIR} --prefix ${WORK_DIR}/prefix --component bcast_tools)
+    run(${CMAKE_COMMAND} --install ${BCAST_BINARY_DIR} --prefix ${WORK_DIR}/prefix --component bcast_development)
+    set(python_dir ${WORK_DIR}/prefix/share/bcast/drivers/python)
+    foreach(file bin/bcast-trace include/bcast/trace/driver.hpp include/bcast/spec/channel_adapter.hpp
+                 share/bcast/drivers/python/bcast_driver.py share/bcast/drivers/python/example_channel.py
+                 ${DOC_DIR}/drivers.md)
+        if(NOT EXISTS ${WORK_DIR}/prefix/${file})
+            message(FATAL_ERROR "tools_consumer: ${file} not installed")
+        endif()
+    endforeach()
+    cmake_consumer(${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+        -DBCAST_CONSUMER_TRACE=ON)
+    file(READ ${WORK_DIR}/build/checker.txt checker)
+    if(NOT checker STREQUAL "${WORK_DIR}/prefix/bin/bcast-trace")
+        message(FATAL_ERROR "tools_consumer: bcast_TRACE_EXECUTABLE is '${checker}'")
+    endif()
+    run(${checker} drive --histories 50 --seed 1 -- ${WORK_DIR}/build/consumer_driver)
+    run(${checker} drive --histories 50 --seed 1 -- ${PYTHON} ${python_dir}/example_channel.py)
+    execute_process(COMMAND ${checker} drive --histories 300 --seed 3 --contention --
+                            ${PYTHON} ${python_dir}/example_channel.py --lost-wakeup
+        RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    if(NOT status EQUAL 1 OR NOT out MATCHES "lost_wakeup R-WAKE-1")
+        message(FATAL_ERROR "tools_consumer: the installed checker did not find the seeded lost wakeup (${status}):\n${out}")
+    endif()
+    message(STATUS "tools_consumer: the installed checker passes both drivers and finds the seeded lost wakeup")
+
 elseif(CASE STREQUAL "pkg_config_consumer")
     run(${CMAKE_COMMAND} --install ${BCAST_BINARY_DIR} --prefix ${WORK_DIR}/prefix)
     pkg_config_consumer(${WORK_DIR}/prefix/${PKGCONFIG_DIR} ${WORK_DIR}/prefix)
