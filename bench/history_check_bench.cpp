@@ -2,16 +2,21 @@
 // bcast_history_bench: what the history checker costs (docs/traces.md,
 // "Histories"). Google Benchmark rows:
 //
-//   history_check/memo/widen:W     bcast::spec::check_history on recorded histories of
-//                                  4 threads x 50 calls: Wing & Gong with Lowe's memoisation
-//   history_check/no_memo/widen:W  the same histories, memoisation off (the plain search)
+//   history_check/memo/widen:W            bcast::spec::check_history on recorded histories of
+//                                         4 threads x 50 calls: Wing & Gong with Lowe's memoisation
+//   history_check/no_memo/widen:W         the same histories, memoisation off (the plain search)
+//   history_check/real_time_only/widen:W  memoisation on, program order off (check_options::
+//                                         program_order): what keeping each thread's order saves
 //
-// W widens every completed call's interval by W ticks on each side. A recorded
-// run overlaps few calls (a call takes far less time than the gaps between
-// calls), so the search rarely branches; widened, each call may be ordered
-// with its W neighbours either way, which is where memoisation has states to
-// share. Widening keeps a linearizable history linearizable (it only removes
-// real-time constraints), so every row checks the same verdicts' worth of work.
+// W widens every completed call's interval by W ticks on each side, as a coarse
+// or uncertain clock would. A recorded run overlaps few calls (a call takes far
+// less time than the gaps between calls), so the search rarely branches;
+// widened, each call may be ordered with its W neighbours either way, which is
+// where memoisation has states to share, and a thread's own consecutive calls
+// overlap too, which only program order keeps in line. Widening keeps a
+// linearizable history linearizable (it only removes real-time constraints,
+// and every thread still made its calls in the same order), so every row
+// checks the same verdicts' worth of work.
 // Each search stops at 200,000 states (gave_up counts those): a recorded set
 // now and then holds a history that takes millions without memoisation, and
 // it would decide the row alone.
@@ -24,10 +29,21 @@
 // differs a little from run to run, so compare the two rows of one run).
 //
 //   bcast_history_bench [--histories N] [Google Benchmark flags]   (N: 100 by default)
+//   bcast_history_bench --histories N --each W [--max-states S]
+//
+// --each W checks each history once, widened by W, in program order and by real
+// time alone, with the limit S (the checker's default if not given), and prints
+// the slowest search of each mode, how many gave up, and the process's peak
+// resident memory: the numbers of docs/traces.md, "Limits".
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,9 +88,10 @@ std::vector<history> widened(std::uint64_t ticks) {
     return out;
 }
 
-void check_all(benchmark::State& state, bool memoise) {
+void check_all(benchmark::State& state, bool memoise, bool program_order = true) {
     bcast::spec::check_options options;
     options.memoise = memoise;
+    options.program_order = program_order;
     // A search that would need more gives up (counted in gave_up): one such
     // history would otherwise take minutes and decide the row alone.
     options.max_states = 200'000;
@@ -96,17 +113,54 @@ void check_all(benchmark::State& state, bool memoise) {
 
 void history_check_memo(benchmark::State& state) { check_all(state, true); }
 void history_check_no_memo(benchmark::State& state) { check_all(state, false); }
+void history_check_real_time_only(benchmark::State& state) { check_all(state, true, false); }
 
 } // namespace
 
-BENCHMARK(history_check_memo)->Name("history_check/memo")->ArgName("widen")->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(history_check_memo)->Name("history_check/memo")->ArgName("widen")->Arg(0)->Arg(2)->Arg(10)->Unit(benchmark::kMillisecond);
 BENCHMARK(history_check_no_memo)->Name("history_check/no_memo")->ArgName("widen")->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(history_check_real_time_only)
+    ->Name("history_check/real_time_only")
+    ->ArgName("widen")
+    ->Arg(2)
+    ->Arg(10)
+    ->Unit(benchmark::kMillisecond);
+
+// --each: one search per history and mode, the slowest of each mode reported.
+int check_each(std::uint64_t widen, std::size_t max_states) {
+    const std::vector<history> histories = widened(widen);
+    for (const bool program_order : {true, false}) {
+        bcast::spec::check_options options;
+        options.max_states = max_states;
+        options.program_order = program_order;
+        std::size_t gave_up = 0, most_states = 0;
+        double slowest = 0;
+        for (const history& h : histories) {
+            const auto start = std::chrono::steady_clock::now();
+            const bcast::spec::check_report report = bcast::spec::check_history(h.calls, h.capacity, 0, 1, options);
+            slowest = std::max(slowest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            most_states = std::max(most_states, report.states_explored);
+            gave_up += report.gave_up ? 1 : 0;
+        }
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        std::cout << (program_order ? "program order:   " : "real time alone: ") << histories.size()
+                  << " histories widened by " << widen << ", limit " << options.max_states << " states: slowest "
+                  << slowest << " s, most states " << most_states << ", gave up " << gave_up
+                  << ", peak resident memory so far " << usage.ru_maxrss / 1024 << " MB\n";
+    }
+    return 0;
+}
 
 int main(int argc, char** argv) {
     std::uint64_t count = 100;
+    std::optional<std::uint64_t> each;
+    std::size_t max_states = bcast::spec::check_options{}.max_states;
     std::vector<char*> rest{argv[0]};
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--histories") == 0 && i + 1 < argc) count = std::strtoull(argv[++i], nullptr, 10);
+        else if (std::strcmp(argv[i], "--each") == 0 && i + 1 < argc) each = std::strtoull(argv[++i], nullptr, 10);
+        else if (std::strcmp(argv[i], "--max-states") == 0 && i + 1 < argc) max_states = std::strtoull(argv[++i], nullptr, 10);
         else rest.push_back(argv[i]);
     }
     if (count == 0) {
@@ -114,6 +168,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     record(count);
+    if (each) return check_each(*each, max_states);
     int rest_count = int(rest.size());
     benchmark::Initialize(&rest_count, rest.data());
     if (benchmark::ReportUnrecognizedArguments(rest_count, rest.data())) return 2;

@@ -37,9 +37,16 @@ constexpr outcome send_failed(send_errc code, int message) { return {1 + int(cod
 constexpr outcome recv_failed(recv_errc code, std::uint64_t missed = 0) { return {1 + int(code), -1, missed}; }
 constexpr outcome closed_it(bool b) { return {0, b ? 1 : 0, 0}; }
 
+// A thread of its own for each call a test does not place on a thread: then only real
+// time orders it against the others (the checker also keeps each thread's program order).
+int own_thread() {
+    static int next = 1000;
+    return next++;
+}
+
 // One call on `handle` with argument `arg`, invoked at `inv`, returned at `ret`.
 call make(call_kind kind, int handle, int arg, std::uint64_t inv, std::uint64_t ret, outcome result = ok,
-          int out = -1, int thread = 0) {
+          int out = -1, int thread = own_thread()) {
     call c;
     c.kind = kind, c.thread = thread, c.handle = handle, c.out = out, c.arg = arg;
     c.invoked = inv, c.returned = ret, c.result = result;
@@ -47,7 +54,7 @@ call make(call_kind kind, int handle, int arg, std::uint64_t inv, std::uint64_t 
 }
 // A call still blocked when the run ended.
 call pending(call_kind kind, int handle, int arg, std::uint64_t inv, int out = -1) {
-    return make(kind, handle, arg, inv, pending_tick, outcome{}, out, 7);
+    return make(kind, handle, arg, inv, pending_tick, outcome{}, out);
 }
 
 constexpr int tx = 0; // logical handles of the channel's first sender and receiver
@@ -160,6 +167,79 @@ TEST(linearizability, a_receive_overlapping_a_send_may_see_its_message) {
     const check_report r = check(h, 1);
     EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
     EXPECT_EQ(r.order, (std::vector<size_t>{1, 0}));
+}
+
+TEST(linearizability, a_thread_s_calls_take_effect_in_the_order_it_made_them) {
+    // One thread receives, then sends; a widened clock makes the two intervals overlap. Real time
+    // alone would let the send go first, which explains the message received; program order does not.
+    constexpr int one_thread = 0;
+    const std::vector<call> h{
+        make(call_kind::try_recv, rx, 0, 1, 10, got(7), -1, one_thread),
+        make(call_kind::try_broadcast, tx, 7, 2, 11, ok, -1, one_thread),
+    };
+    const check_report r = check(h, 1);
+    EXPECT_EQ(r.result, verdict::not_linearizable) << report(r, h);
+    check_options real_time_only;
+    real_time_only.program_order = false;
+    const check_report loose = check(h, 1, real_time_only);
+    EXPECT_EQ(loose.result, verdict::linearizable) << report(loose, h);
+    EXPECT_EQ(loose.order, (std::vector<size_t>{1, 0}));
+    // Two threads: the same intervals, and the send may go first.
+    std::vector<call> two = h;
+    two[1].thread = 1;
+    EXPECT_EQ(check(two, 1).result, verdict::linearizable);
+}
+
+// 4 threads x 50 calls, run on the model in a random interleaving (each call two ticks, one
+// after the other), then every interval widened by `widen` ticks on each side, as a coarse
+// clock would record them. A fifth thread's receive is still pending at the end although its
+// receiver has messages (a lost wake-up): to say so the search must try every order the
+// intervals allow, not stop at the first that works.
+std::vector<call> widened_four_thread_run(std::uint64_t widen) {
+    std::mt19937 rng(1);
+    spec::model<int> m(2);
+    std::vector<call> h{make(call_kind::clone_receiver, rx, 0, 1, 2, ok, 2, -1),
+                        make(call_kind::clone_receiver, rx, 0, 3, 4, ok, 3, -1),
+                        make(call_kind::clone_receiver, rx, 0, 5, 6, ok, 4, -1)};
+    const handle_id receivers[] = {1, m.clone_receiver(1), m.clone_receiver(1)};
+    (void)m.clone_receiver(1); // the fifth thread's, which never reads
+    int left[4] = {50, 50, 50, 50}, message = 0;
+    for (std::uint64_t tick = 7; left[0] + left[1] + left[2] + left[3] > 0; tick += 2) {
+        int t = int(rng() % 4);
+        while (left[t] == 0) t = (t + 1) % 4;
+        --left[t];
+        const bool query = rng() % 4 == 0;
+        if (t == 0 && query) {
+            h.push_back(make(call_kind::len, tx, 0, tick, tick + 1, got(int(m.len(0))), -1, t));
+        } else if (t == 0) {
+            ++message;
+            h.push_back(make(call_kind::try_broadcast, tx, message, tick, tick + 1, spec::encode_send(m.try_broadcast(0, message)), -1, t));
+        } else if (query) h.push_back(make(call_kind::unread, t, 0, tick, tick + 1, got(int(m.unread(receivers[t - 1]))), -1, t));
+        else h.push_back(make(call_kind::try_recv, t, 0, tick, tick + 1, spec::encode_recv(m.try_recv(receivers[t - 1])), -1, t));
+    }
+    h.push_back(pending(call_kind::recv, 4, 0, 8));
+    for (call& c : h)
+        if (!c.is_pending()) c.invoked = c.invoked > widen ? c.invoked - widen : 0, c.returned += widen;
+    return h;
+}
+
+TEST(linearizability, a_widened_four_thread_history_is_decided_in_program_order) {
+    // Widened by 10 ticks, each call overlaps about ten others, its own thread's neighbours
+    // among them. Program order keeps the search small; real time alone explores far more.
+    const std::vector<call> h = widened_four_thread_run(10);
+    ASSERT_EQ(h.size(), size_t{204});
+    check_options bounded;
+    bounded.max_states = 100'000;
+    const check_report r = check_history(h, 2, tx, rx, bounded);
+    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
+    EXPECT_FALSE(r.gave_up);
+    check_options real_time_only = bounded;
+    real_time_only.program_order = false;
+    const check_report loose = check_history(h, 2, tx, rx, real_time_only);
+    EXPECT_GT(loose.states_explored, 10 * r.states_explored)
+        << "program order explored " << r.states_explored << " states, real time alone " << loose.states_explored;
+    std::printf("widened by 10: %zu states in program order, %zu%s by real time alone\n", r.states_explored,
+                loose.states_explored, loose.gave_up ? " (gave up)" : "");
 }
 
 TEST(linearizability, a_query_answers_what_the_model_holds_where_it_linearizes) {
@@ -651,7 +731,7 @@ random_history make_random_history(std::mt19937& rng, bool with_pending) {
             const auto kind = static_cast<call_kind>(pick(size_t(call_kind::missed) + 1));
             c = call{};
             c.kind = kind;
-            c.thread = int(pick(3));
+            c.thread = own_thread(); // the intervals below overlap at random: no program order among them
             auto one_of = [&](std::vector<named>& v) -> named& { return v[pick(v.size())]; };
             const bool have_tx = !senders.empty(), have_rx = !receivers.empty(), have_ia = !inactives.empty();
             switch (kind) {
