@@ -4,7 +4,8 @@
 
   check_docs.py counts   [options]   every count the pages state ("44 typed
       conformance tests", "127 searches", "25 mutants", ...) equals the count
-      derived now from the code and the built binaries; every source reference
+      derived now from the code and the built binaries; a source file's length
+      stated as "`path` (..., N lines)" is its line count; every source reference
       `file.hpp(N)` or `file:N` still points at what its line quotes; every rule
       ID a page names exists in spec/rules.md.
   check_docs.py commands [options]   every line of every ```sh / ```bash block
@@ -68,6 +69,9 @@ RANGES = [(re.compile(r"(\d)\s*(?:–|-|to)\s*(\d) threads"), "threads", "thread
 # "3·10^5 random" states the random scheduler's iterations per search.
 POWERS = [(re.compile(r"(\d+)·10\^(\d+) (?:random|sampled)"), "random_iterations")]
 UP_TO = [(re.compile(r"up to (\d) preemptions with `--thorough`"), "thorough_preemptions")]
+# "`bench/tokio_driver/src/main.rs` (tokio 1.24, 99 lines)": a source file's length, stated in
+# the parenthesis right after its path, equals its line count now.
+FILE_LINES = re.compile(r"`(?P<path>[\w./-]+\.(?:rs|py|cpp|hpp|h))` \((?:[^()]*?, )?(?P<n>\d[\d,]*) lines\)")
 
 
 def number(text):
@@ -247,6 +251,15 @@ def check_counts(args, problems):
                         if stated != real:
                             problems.append(f"{rel}:{n}: states {stated[0]}–{stated[1]} {what}, "
                                             f"the Relacy searches use {real[0]}–{real[1]} ({source})")
+            for m in FILE_LINES.finditer(line):
+                path = os.path.join(args.repo, m.group("path"))
+                if not os.path.isfile(path):
+                    problems.append(f"{rel}:{n}: states the length of {m.group('path')}, which does not exist")
+                    continue
+                with open(path, encoding="utf-8") as f:
+                    real = sum(1 for _ in f)
+                if number(m.group("n")) != real:
+                    problems.append(f"{rel}:{n}: states {m.group('n')} lines for {m.group('path')}, it has {real}")
             for regex, key in POWERS + UP_TO:
                 for m in regex.finditer(line):
                     stated = int(m.group(1)) * 10 ** int(m.group(2)) if m.lastindex == 2 else int(m.group(1))
