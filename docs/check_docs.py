@@ -50,6 +50,13 @@ COUNT_PHRASES = [
     (NUM + r" `async_stress_tests` tests", "async_stress_tests"),
     (NUM + r" (?:Relacy )?suites", "relacy_suites"),
     (NUM + r" (?:Relacy )?searches", "relacy_searches"),
+    (NUM + r" in `bcast::fast", "fast_mutants"),  # no closing backtick: the phrase must end on a word
+    (r"the " + NUM + r" of `bcast::fast", "fast_mutants"),
+    (NUM + r" listed for the hand-written suites", "handwritten_mutants"),
+    (r"lock's " + NUM + r" seeded bugs", "lock_mutants"),
+    (NUM + r" in bcast's own lock", "lock_mutants"),
+    (NUM + r" (?:seeded bugs )?that mutants\.py lists for it(?= \(HISTORIES\))", "history_mutants"),
+    (NUM + r" of the channel's own concurrency mutants", "channel_concurrency_mutants"),
     (NUM + r" (?:seeded )?mutants", "mutants"),
     (NUM + r" (?:semantic|single-threaded) mutants", "property_mutants"),
     (NUM + r" of them are observable single-threaded", "property_mutants"),
@@ -201,11 +208,26 @@ class Counts:
         rows = [l.split() for l in mutants.stdout.splitlines() if l.strip()]
         rows = [r for r in rows if len(r) >= 3 and r[1] == "mutant"]
         if mutants.returncode != 0 or not rows:
-            self.skip(["mutants", "property_mutants"], "run_mutants.py --list failed: " + mutants.stderr.strip()[-200:])
+            self.skip(["mutants", "property_mutants", "fast_mutants", "lock_mutants", "handwritten_mutants",
+                       "history_mutants", "channel_concurrency_mutants"],
+                      "run_mutants.py --list failed: " + mutants.stderr.strip()[-200:])
         else:
             v["mutants"] = (len(rows), "run_mutants.py --list (lines of kind `mutant`)")
             prop = [r for r in rows if "property" in r[2].split(",")]
             v["property_mutants"] = (len(prop), "run_mutants.py --list (mutants a property must kill)")
+            # The sub-counts the pages state, by name prefix and killers (mutants.py's families).
+            fast = [r for r in rows if r[0].startswith("fast-")]
+            lock = [r for r in rows if r[0].startswith(("mutex-", "cv-"))]
+            v["fast_mutants"] = (len(fast), "run_mutants.py --list (fast-*)")
+            v["lock_mutants"] = (len(lock), "run_mutants.py --list (mutex-*, cv-*)")
+            v["handwritten_mutants"] = (
+                sum(1 for r in rows if {"relacy", "property"} & set(r[2].split(","))),
+                "run_mutants.py --list (killed by relacy or a property)")
+            v["history_mutants"] = (sum(1 for r in rows if "histories" in r[2].split(",")),
+                                    "run_mutants.py --list (killed by histories)")
+            v["channel_concurrency_mutants"] = (
+                sum(1 for r in rows if r not in fast and r not in lock and r[2] != "histories"),
+                "run_mutants.py --list (neither fast-*, mutex-*, cv-* nor for the histories alone)")
 
         if a.build and shutil.which("ctest"):
             out = run(["ctest", "--test-dir", a.build, "-N", "-L", "^property$"]).stdout
