@@ -29,6 +29,7 @@
 #include "fast_primitives.hpp" // first: relacy_primitives.hpp maps BCAST_ASSERT before bcast is included
 #include "inspector.hpp"
 #include "linearizability.hpp"
+#include "recorded_calls.hpp"
 
 #include <bcast/fast.hpp>
 #include <bcast/spec/profile_check.hpp>
@@ -86,7 +87,7 @@ inline bool fast_history_is_linearizable(const history& h, std::size_t capacity)
 }
 
 template <class Derived, class Primitives, int Threads, rl::test_result_e Expected = rl::test_result_success>
-struct fast_scenario : rl::test_suite<Derived, Threads, Expected> {
+struct fast_scenario : rl::test_suite<Derived, Threads, Expected>, recorded_calls<fast_scenario<Derived, Primitives, Threads, Expected>, int> {
     using tx_t = bcast::fast::sender<int, Primitives>;
     using rx_t = bcast::fast::receiver<int, Primitives>;
     using irx_t = bcast::fast::inactive_receiver<int, Primitives>;
@@ -116,7 +117,7 @@ struct fast_scenario : rl::test_suite<Derived, Threads, Expected> {
         channel = &bcast::fast::detail::handle_access::state_of(*tx[0]);
     }
 
-    // ---- recorded operations (t: thread index, h: logical handle) ----
+    // ---- recorded operations: recorded_calls.hpp, through these two ----
     std::uint64_t tick() { return clock.fetch_add(1, std::memory_order_acq_rel) + 1; } // acq_rel: see the top
     template <class Call>
     outcome record(int t, op_kind kind, int h, int arg, int out, Call&& call) {
@@ -129,12 +130,6 @@ struct fast_scenario : rl::test_suite<Derived, Threads, Expected> {
         hist.ops[std::size_t(i)].returned = tick();
         return answer;
     }
-    outcome try_send(int t, int h, int v) {
-        return record(t, op_kind::try_broadcast, h, v, -1, [&] { return encode_send(tx[h]->try_broadcast(v)); });
-    }
-    outcome send(int t, int h, int v) {
-        return record(t, op_kind::broadcast, h, v, -1, [&] { return encode_send(tx[h]->broadcast(v)); });
-    }
     // A timed call waits until a deadline of model time (model_clock.hpp), and
     // may answer timed_out only once it has passed (R-SEND-4, R-RECV-5),
     // asserted here. Unlike harness.hpp's, these histories carry no deadline
@@ -143,73 +138,13 @@ struct fast_scenario : rl::test_suite<Derived, Threads, Expected> {
     // waiter after every call returned before it, an edge the program does
     // not have, which could hide a weak-memory bug in the re-check.
     template <class Call>
-    outcome record_timed(int t, op_kind kind, int h, int arg, int timed_out, Call&& call) {
+    outcome record_timed(int t, op_kind kind, int h, int arg, Call&& call) {
+        const int timed_out = 1 + (bcast::spec::is_send(kind) ? int(bcast::send_errc::timed_out) : int(bcast::recv_errc::timed_out));
         const model_clock::time_point deadline = model_clock::next_deadline();
         const outcome answer = record(t, kind, h, arg, -1, [&] { return call(deadline); });
         RL_ASSERT((answer.code != timed_out || model_clock::has_passed(deadline)) &&
                   "a timed call gave up before its deadline (R-SEND-4, R-RECV-5)");
         return answer;
-    }
-    outcome send_timed(int t, int h, int v) {
-        return record_timed(t, op_kind::broadcast_timed, h, v, 1 + int(bcast::send_errc::timed_out),
-                            [&](auto deadline) { return encode_send(tx[h]->broadcast_until(v, deadline)); });
-    }
-    outcome try_recv(int t, int h) {
-        return record(t, op_kind::try_recv, h, 0, -1, [&] { return encode_recv(rx[h]->try_recv()); });
-    }
-    outcome recv(int t, int h) {
-        return record(t, op_kind::recv, h, 0, -1, [&] { return encode_recv(rx[h]->recv()); });
-    }
-    outcome recv_timed(int t, int h) {
-        return record_timed(t, op_kind::recv_timed, h, 0, 1 + int(bcast::recv_errc::timed_out),
-                            [&](auto deadline) { return encode_recv(rx[h]->recv_until(deadline)); });
-    }
-    void clone_receiver(int t, int h, int out) {
-        record(t, op_kind::clone_receiver, h, 0, out, [&] { rx[out].emplace(*rx[h]); });
-    }
-    void new_receiver(int t, int sender_h, int out) {
-        record(t, op_kind::new_receiver, sender_h, 0, out, [&] { rx[out].emplace(tx[sender_h]->new_receiver()); });
-    }
-    void clone_sender(int t, int h, int out) {
-        record(t, op_kind::clone_sender, h, 0, out, [&] { tx[out].emplace(*tx[h]); });
-    }
-    void drop_receiver(int t, int h) {
-        record(t, op_kind::drop_receiver, h, 0, -1, [&] { rx[h].reset(); });
-    }
-    void deactivate(int t, int h, int out) {
-        record(t, op_kind::deactivate, h, 0, out, [&] {
-            irx[out].emplace(std::move(*rx[h]).deactivate());
-            rx[h].reset();
-        });
-    }
-    void activate_cloned(int t, int h, int out) {
-        record(t, op_kind::activate_cloned, h, 0, out, [&] { rx[out].emplace(irx[h]->activate_cloned()); });
-    }
-    void set_capacity(int t, int h, int n) {
-        record(t, op_kind::set_capacity, h, n, -1, [&] { tx[h]->set_capacity(std::size_t(n)); });
-    }
-    void set_overflow(int t, int h, bool on) {
-        record(t, op_kind::set_overflow, h, on, -1, [&] { tx[h]->set_overflow(on); });
-    }
-    void set_await_active(int t, int h, bool on) {
-        record(t, op_kind::set_await_active, h, on, -1, [&] { tx[h]->set_await_active(on); });
-    }
-    outcome close(int t, int h) {
-        return record(t, op_kind::close, h, 0, -1,
-                      [&] { return outcome{0, tx[h] ? int(tx[h]->close()) : int(rx[h]->close()), 0}; });
-    }
-    outcome len(int t, int h) {
-        return record(t, op_kind::len, h, 0, -1, [&] { return outcome{0, int(tx[h]->len()), 0}; });
-    }
-
-    // Receives everything left on every receiver (recorded, in after()).
-    void drain_all() {
-        for (int h = 0; h < max_handles; ++h) {
-            while (rx[h]) {
-                const outcome o = try_recv(after_thread, h);
-                if (o.code != 0 && o.code != 1 + int(bcast::recv_errc::overflowed)) break;
-            }
-        }
     }
 
     // Invariants between critical sections, from the lock holder's fields
@@ -234,16 +169,8 @@ struct fast_scenario : rl::test_suite<Derived, Threads, Expected> {
     // against the spec model, allowing P-FAST-3.
     void finish() {
         channel = nullptr;
-        for (auto& h : rx) h.reset();
-        for (auto& h : irx) h.reset();
-        for (auto& h : tx) h.reset();
-        if (!check_linearizable) return;
-        bool ok;
-        {
-            alloc_guard guard;
-            ok = fast_history_is_linearizable(hist, capacity0);
-        }
-        RL_ASSERT(ok && "history is not linearizable against bcast::spec::model under profile P-FAST");
+        const bool linearizable = this->drop_all_and_check(fast_history_is_linearizable);
+        RL_ASSERT(linearizable && "history is not linearizable against bcast::spec::model under profile P-FAST");
     }
     void after() { finish(); }
 };

@@ -8,6 +8,7 @@
 #include "relacy_primitives.hpp" // first: it maps BCAST_ASSERT before bcast is included
 #include "inspector.hpp"
 #include "linearizability.hpp"
+#include "recorded_calls.hpp"
 
 namespace bcast_rl {
 
@@ -109,7 +110,7 @@ void until(bool hit) {
 
 // ---- the scenario base -----------------------------------------------------
 template <class Derived, class Primitives, int Threads, rl::test_result_e Expected = rl::test_result_success>
-struct scenario : rl::test_suite<Derived, Threads, Expected> {
+struct scenario : rl::test_suite<Derived, Threads, Expected>, recorded_calls<scenario<Derived, Primitives, Threads, Expected>, msg> {
     using tx_t = bcast::sender<msg, Primitives>;
     using rx_t = bcast::receiver<msg, Primitives>;
     using irx_t = bcast::inactive_receiver<msg, Primitives>;
@@ -148,11 +149,10 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         if constexpr (std::is_same_v<Primitives, plain_primitives>) channel = state;
     }
 
-    // ---- recorded operations (t: thread index, h: logical handle) ----
+    // ---- recorded operations: recorded_calls.hpp, through these two ----
     // Records one operation in the history: the call tick, the call itself,
-    // then its answer and the return tick. A call that answers nothing (a
-    // handle made or dropped, a setting changed) is recorded with an empty
-    // outcome, which is also what the spec replay compares it with.
+    // then its answer and the return tick (plain ticks: every call here
+    // synchronises through the channel's one mutex).
     template <class Call>
     outcome record(int t, op_kind kind, int h, int arg, int out, Call&& call) {
         const int i = hist.begin(t, kind, h, arg, out);
@@ -161,12 +161,6 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         else answer = call();
         hist.end(i, answer);
         return answer;
-    }
-    outcome try_send(int t, int h, int v) {
-        return record(t, op_kind::try_broadcast, h, v, -1, [&] { return encode_send(tx[h]->try_broadcast(msg(v))); });
-    }
-    outcome send(int t, int h, int v) {
-        return record(t, op_kind::broadcast, h, v, -1, [&] { return encode_send(tx[h]->broadcast(msg(v))); });
     }
     // A timed call waits until a deadline of model time (model_clock.hpp), the
     // next one: the history records the moment it passes, if it passes before
@@ -179,104 +173,6 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
         const outcome answer = call(deadline);
         hist.end(i, answer);
         return answer;
-    }
-    outcome send_timed(int t, int h, int v) {
-        return record_timed(t, op_kind::broadcast_timed, h, v,
-                            [&](auto deadline) { return encode_send(tx[h]->broadcast_until(msg(v), deadline)); });
-    }
-    outcome try_recv(int t, int h) {
-        return record(t, op_kind::try_recv, h, 0, -1, [&] { return encode_recv(rx[h]->try_recv()); });
-    }
-    outcome recv(int t, int h) {
-        return record(t, op_kind::recv, h, 0, -1, [&] { return encode_recv(rx[h]->recv()); });
-    }
-    outcome recv_timed(int t, int h) {
-        return record_timed(t, op_kind::recv_timed, h, 0,
-                            [&](auto deadline) { return encode_recv(rx[h]->recv_until(deadline)); });
-    }
-    void clone_receiver(int t, int h, int out) {
-        record(t, op_kind::clone_receiver, h, 0, out, [&] { rx[out].emplace(*rx[h]); });
-    }
-    void new_receiver(int t, int sender_h, int out) {
-        record(t, op_kind::new_receiver, sender_h, 0, out, [&] { rx[out].emplace(tx[sender_h]->new_receiver()); });
-    }
-    void clone_sender(int t, int h, int out) {
-        record(t, op_kind::clone_sender, h, 0, out, [&] { tx[out].emplace(*tx[h]); });
-    }
-    void new_sender(int t, int receiver_h, int out) {
-        record(t, op_kind::new_sender, receiver_h, 0, out, [&] { tx[out].emplace(rx[receiver_h]->new_sender()); });
-    }
-    void activate(int t, int h, int out) {
-        record(t, op_kind::activate, h, 0, out, [&] {
-            rx[out].emplace(std::move(*irx[h]).activate());
-            irx[h].reset();
-        });
-    }
-    void clone_inactive(int t, int h, int out) {
-        record(t, op_kind::clone_inactive, h, 0, out, [&] { irx[out].emplace(*irx[h]); });
-    }
-    void drop_receiver(int t, int h) {
-        record(t, op_kind::drop_receiver, h, 0, -1, [&] { rx[h].reset(); });
-    }
-    void drop_sender(int t, int h) {
-        record(t, op_kind::drop_sender, h, 0, -1, [&] { tx[h].reset(); });
-    }
-    void deactivate(int t, int h, int out) {
-        record(t, op_kind::deactivate, h, 0, out, [&] {
-            irx[out].emplace(std::move(*rx[h]).deactivate());
-            rx[h].reset();
-        });
-    }
-    void activate_cloned(int t, int h, int out) {
-        record(t, op_kind::activate_cloned, h, 0, out, [&] { rx[out].emplace(irx[h]->activate_cloned()); });
-    }
-    void drop_inactive(int t, int h) {
-        record(t, op_kind::drop_inactive, h, 0, -1, [&] { irx[h].reset(); });
-    }
-    void set_capacity(int t, int h, int n) {
-        record(t, op_kind::set_capacity, h, n, -1, [&] { tx[h]->set_capacity(std::size_t(n)); });
-    }
-    void set_overflow(int t, int h, bool on) {
-        record(t, op_kind::set_overflow, h, on, -1, [&] { tx[h]->set_overflow(on); });
-    }
-    void set_await_active(int t, int h, bool on) {
-        record(t, op_kind::set_await_active, h, on, -1, [&] { tx[h]->set_await_active(on); });
-    }
-    outcome close(int t, int h) {
-        return record(t, op_kind::close, h, 0, -1,
-                      [&] { return outcome{0, tx[h] ? int(tx[h]->close()) : int(rx[h]->close()), 0}; });
-    }
-
-    // A query (R-QUERY-1, R-QUERY-2) on whichever handle h is; the answer is
-    // recorded as outcome::value and checked against the spec's.
-    outcome query(int t, op_kind kind, int h) {
-        return record(t, kind, h, 0, -1, [&] {
-            const int answer = tx[h] ? ask(*tx[h], kind) : rx[h] ? ask(*rx[h], kind)
-                                                                 : ask(*irx[h], kind);
-            return outcome{0, answer, 0};
-        });
-    }
-    template <class Handle>
-    static int ask(const Handle& handle, op_kind kind) {
-        switch (kind) {
-        case op_kind::len: return int(handle.len());
-        case op_kind::is_empty: return int(handle.is_empty());
-        case op_kind::is_full: return int(handle.is_full());
-        case op_kind::capacity: return int(handle.capacity());
-        case op_kind::receiver_count: return int(handle.receiver_count());
-        case op_kind::inactive_receiver_count: return int(handle.inactive_receiver_count());
-        case op_kind::sender_count: return int(handle.sender_count());
-        case op_kind::is_closed: return int(handle.is_closed());
-        case op_kind::overflow: return int(handle.overflow());
-        case op_kind::await_active: return int(handle.await_active());
-        case op_kind::unread:
-        case op_kind::missed:
-            if constexpr (std::is_same_v<Handle, rx_t>) return int(kind == op_kind::unread ? handle.unread() : handle.missed());
-            break;
-        default: break;
-        }
-        RL_ASSERT(!"not a query this handle answers");
-        return -1;
     }
 
     // ---- async operations (plain_primitives only) ----
@@ -354,16 +250,6 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     static void check_resumed(const Node& node) {
         RL_ASSERT(node.completions == (node.suspended ? 1 : 0));
         RL_ASSERT(!node.queued && node.prev == nullptr && node.next == nullptr);
-    }
-
-    // Receives everything left on every receiver (recorded, in after()).
-    void drain_all() {
-        for (int h = 0; h < max_handles; ++h) {
-            while (rx[h]) {
-                const outcome o = try_recv(after_thread, h);
-                if (o.code != 0 && o.code != 1 + int(bcast::recv_errc::overflowed)) break;
-            }
-        }
     }
 
     // Whether invariant() may read the channel now: a plain_primitives
@@ -450,17 +336,9 @@ struct scenario : rl::test_suite<Derived, Threads, Expected> {
     void finish() {
         channel = nullptr; // the state goes away with the last handle
         state = nullptr;
-        for (auto& h : rx) h.reset();
-        for (auto& h : irx) h.reset();
-        for (auto& h : tx) h.reset();
+        const bool linearizable = this->drop_all_and_check(history_is_linearizable);
         RL_ASSERT(live_messages == 0);
-        if (!check_linearizable) return;
-        bool ok;
-        {
-            alloc_guard guard;
-            ok = history_is_linearizable(hist, capacity0);
-        }
-        RL_ASSERT(ok && "history is not linearizable against bcast::spec::model");
+        RL_ASSERT(linearizable && "history is not linearizable against bcast::spec::model");
     }
     void after() { finish(); }
 };

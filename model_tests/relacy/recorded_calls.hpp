@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The recorded calls of both Relacy harnesses: one method per channel
+// operation, on logical handles (t: the history's thread, h: the handle), for
+// the reference's scenarios (harness.hpp) and bcast::fast's (fast_harness.hpp).
+// Written once here; what differs between the two is the harness's own:
+//   record(t, kind, h, arg, out, call)   the call between two ticks of the
+//                                        history (plain ticks in harness.hpp,
+//                                        synchronising ones in fast_harness.hpp)
+//   record_timed(t, kind, h, arg, call)  a timed call, call(deadline), with a
+//                                        deadline of model time (model_clock.hpp)
+//   tx, rx, irx                          the handles, std::optional by number
+// and Message, what a value is sent as (an instance-counting msg, or an int).
+// A call that answers nothing (a handle made or dropped, a setting changed) is
+// recorded with an empty outcome, which is what the spec replay compares it with.
+#pragma once
+
+#include "relacy_primitives.hpp" // first: it maps BCAST_ASSERT before bcast is included
+#include "linearizability.hpp"
+
+#include <cstddef>
+#include <utility>
+
+namespace bcast_rl {
+
+template <class Harness, class Message>
+struct recorded_calls {
+    outcome try_send(int t, int h, int v) {
+        return self().record(t, op_kind::try_broadcast, h, v, -1,
+                             [&] { return encode_send(self().tx[h]->try_broadcast(Message(v))); });
+    }
+    outcome send(int t, int h, int v) {
+        return self().record(t, op_kind::broadcast, h, v, -1, [&] { return encode_send(self().tx[h]->broadcast(Message(v))); });
+    }
+    outcome send_timed(int t, int h, int v) {
+        return self().record_timed(t, op_kind::broadcast_timed, h, v, [&](auto deadline) {
+            return encode_send(self().tx[h]->broadcast_until(Message(v), deadline));
+        });
+    }
+    outcome try_recv(int t, int h) {
+        return self().record(t, op_kind::try_recv, h, 0, -1, [&] { return encode_recv(self().rx[h]->try_recv()); });
+    }
+    outcome recv(int t, int h) {
+        return self().record(t, op_kind::recv, h, 0, -1, [&] { return encode_recv(self().rx[h]->recv()); });
+    }
+    outcome recv_timed(int t, int h) {
+        return self().record_timed(t, op_kind::recv_timed, h, 0,
+                                   [&](auto deadline) { return encode_recv(self().rx[h]->recv_until(deadline)); });
+    }
+    void clone_receiver(int t, int h, int out) {
+        self().record(t, op_kind::clone_receiver, h, 0, out, [&] { self().rx[out].emplace(*self().rx[h]); });
+    }
+    void new_receiver(int t, int sender_h, int out) {
+        self().record(t, op_kind::new_receiver, sender_h, 0, out,
+                      [&] { self().rx[out].emplace(self().tx[sender_h]->new_receiver()); });
+    }
+    void clone_sender(int t, int h, int out) {
+        self().record(t, op_kind::clone_sender, h, 0, out, [&] { self().tx[out].emplace(*self().tx[h]); });
+    }
+    void new_sender(int t, int receiver_h, int out) {
+        self().record(t, op_kind::new_sender, receiver_h, 0, out,
+                      [&] { self().tx[out].emplace(self().rx[receiver_h]->new_sender()); });
+    }
+    void activate(int t, int h, int out) {
+        self().record(t, op_kind::activate, h, 0, out, [&] {
+            self().rx[out].emplace(std::move(*self().irx[h]).activate());
+            self().irx[h].reset();
+        });
+    }
+    void clone_inactive(int t, int h, int out) {
+        self().record(t, op_kind::clone_inactive, h, 0, out, [&] { self().irx[out].emplace(*self().irx[h]); });
+    }
+    void drop_receiver(int t, int h) {
+        self().record(t, op_kind::drop_receiver, h, 0, -1, [&] { self().rx[h].reset(); });
+    }
+    void drop_sender(int t, int h) {
+        self().record(t, op_kind::drop_sender, h, 0, -1, [&] { self().tx[h].reset(); });
+    }
+    void deactivate(int t, int h, int out) {
+        self().record(t, op_kind::deactivate, h, 0, out, [&] {
+            self().irx[out].emplace(std::move(*self().rx[h]).deactivate());
+            self().rx[h].reset();
+        });
+    }
+    void activate_cloned(int t, int h, int out) {
+        self().record(t, op_kind::activate_cloned, h, 0, out, [&] { self().rx[out].emplace(self().irx[h]->activate_cloned()); });
+    }
+    void drop_inactive(int t, int h) {
+        self().record(t, op_kind::drop_inactive, h, 0, -1, [&] { self().irx[h].reset(); });
+    }
+    void set_capacity(int t, int h, int n) {
+        self().record(t, op_kind::set_capacity, h, n, -1, [&] { self().tx[h]->set_capacity(std::size_t(n)); });
+    }
+    void set_overflow(int t, int h, bool on) {
+        self().record(t, op_kind::set_overflow, h, on, -1, [&] { self().tx[h]->set_overflow(on); });
+    }
+    void set_await_active(int t, int h, bool on) {
+        self().record(t, op_kind::set_await_active, h, on, -1, [&] { self().tx[h]->set_await_active(on); });
+    }
+    outcome close(int t, int h) {
+        return self().record(t, op_kind::close, h, 0, -1, [&] {
+            return outcome{0, self().tx[h] ? int(self().tx[h]->close()) : int(self().rx[h]->close()), 0};
+        });
+    }
+
+    // A query (R-QUERY-1, R-QUERY-2) on whichever handle h is; the answer is
+    // recorded as outcome::value and checked against the spec's.
+    outcome query(int t, op_kind kind, int h) {
+        return self().record(t, kind, h, 0, -1, [&] {
+            const int answer = self().tx[h]   ? ask(*self().tx[h], kind)
+                               : self().rx[h] ? ask(*self().rx[h], kind)
+                                              : ask(*self().irx[h], kind);
+            return outcome{0, answer, 0};
+        });
+    }
+
+    // Receives everything left on every receiver (recorded, in after()).
+    void drain_all() {
+        for (int h = 0; h < max_handles; ++h) {
+            while (self().rx[h]) {
+                const outcome o = try_recv(Harness::after_thread, h);
+                if (o.code != 0 && o.code != 1 + int(bcast::recv_errc::overflowed)) break;
+            }
+        }
+    }
+
+    // What both harnesses' finish() does: drop every handle (the channel state
+    // goes with the last one), then check the history with the harness's
+    // checker, Relacy's allocation tracking off while it runs (alloc_guard).
+    template <class Check>
+    bool drop_all_and_check(Check check_history) {
+        for (auto& h : self().rx) h.reset();
+        for (auto& h : self().irx) h.reset();
+        for (auto& h : self().tx) h.reset();
+        if (!self().check_linearizable) return true;
+        alloc_guard guard;
+        return check_history(self().hist, self().capacity0);
+    }
+
+private:
+    Harness& self() { return static_cast<Harness&>(*this); }
+
+    template <class Handle>
+    static int ask(const Handle& handle, op_kind kind) {
+        switch (kind) {
+        case op_kind::len: return int(handle.len());
+        case op_kind::is_empty: return int(handle.is_empty());
+        case op_kind::is_full: return int(handle.is_full());
+        case op_kind::capacity: return int(handle.capacity());
+        case op_kind::receiver_count: return int(handle.receiver_count());
+        case op_kind::inactive_receiver_count: return int(handle.inactive_receiver_count());
+        case op_kind::sender_count: return int(handle.sender_count());
+        case op_kind::is_closed: return int(handle.is_closed());
+        case op_kind::overflow: return int(handle.overflow());
+        case op_kind::await_active: return int(handle.await_active());
+        case op_kind::unread:
+        case op_kind::missed:
+            if constexpr (requires { handle.unread(); }) return int(kind == op_kind::unread ? handle.unread() : handle.missed());
+            break;
+        default: break;
+        }
+        RL_ASSERT(!"not a query this handle answers");
+        return -1;
+    }
+};
+
+} // namespace bcast_rl
