@@ -131,10 +131,16 @@ struct history_tally {
     std::string summary() const {
         std::string s = std::to_string(histories) + " histories, " + std::to_string(calls) + " calls (" +
                         std::to_string(pending) + " pending), " + std::to_string(states) + " search states:";
-        for (const auto& [verdict, n] : verdicts) s += " " + verdict + " " + std::to_string(n) + ",";
+        for (const auto& [verdict, n] : verdicts) {
+            s += " " + verdict + " " + std::to_string(n);
+            // Said once, next to the count it is part of (a ruled-out lost wakeup is no finding).
+            if (verdict == spec::name(spec::verdict::lost_wakeup) && unconfirmed > 0)
+                s += " (" + std::to_string(unconfirmed) + " of them not seen again in " + std::to_string(confirm_attempts) +
+                     " more runs: a stall of the machine, not counted)";
+            s += ",";
+        }
         for (const auto& [rule, n] : documented) s += " documented " + rule + " " + std::to_string(n) + ",";
         for (const auto& [entry, n] : accepted) s += " accepted under " + entry + " " + std::to_string(n) + ",";
-        if (unconfirmed > 0) s += " not reproduced in " + std::to_string(confirm_attempts) + " re-recordings (a stall of the machine) " + std::to_string(unconfirmed) + ",";
         return s + " " + std::to_string(failures) + " failed";
     }
 };
