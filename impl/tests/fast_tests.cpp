@@ -22,7 +22,8 @@
 #include <vector>
 
 #include <bcast/fast.hpp>
-#include <bcast_support/manual_clock.hpp>
+
+#include "user_clock_checks.hpp"
 
 namespace bcast::fast_tests {
 namespace {
@@ -229,14 +230,7 @@ TYPED_TEST(fast_blocking, close_and_the_last_sender_leaving_wake_a_sleeping_rece
 // steady_clock.
 TYPED_TEST(fast_blocking, a_deadline_on_a_user_clock_is_reached_on_that_clock) { // R-SEND-4, R-RECV-5
     auto [tx, rx] = this->make(1);
-    const auto receive = test_support::timed_call_on_a_standing_clock([&rx = rx](auto deadline) { return rx.recv_until(deadline); });
-    EXPECT_FALSE(receive.gave_up_early) << "gave up while its own clock stood before the deadline";
-    EXPECT_EQ(receive.answer.error().code, recv_errc::timed_out);
-
-    ASSERT_TRUE(tx.try_broadcast(1));
-    const auto send = test_support::timed_call_on_a_standing_clock([&tx = tx](auto deadline) { return tx.broadcast_until(2, deadline); });
-    EXPECT_FALSE(send.gave_up_early) << "gave up while its own clock stood before the deadline";
-    EXPECT_EQ(send.answer.error(), (send_error<int>{send_errc::timed_out, 2}));
+    user_clock_checks::expect_a_user_clock_deadline_reached_on_that_clock(tx, rx);
 }
 
 TYPED_TEST(fast_blocking, timed_calls_give_up_with_timed_out_and_hand_the_message_back) { // R-SEND-4, R-RECV-5

@@ -60,12 +60,9 @@ public:
         last_deadline_ = (last_deadline_ > now_ ? last_deadline_ : now_) + 1;
         return at(last_deadline_);
     }
-    // A deadline that has already passed when the call starts (a zero timeout).
-    static time_point passed_deadline() { return at(now_); }
 
     static std::int64_t instant(const time_point& deadline) { return deadline.time_since_epoch().count(); }
     static time_point at(std::int64_t instant) { return time_point(time_point::duration(instant)); }
-    static std::int64_t now() { return now_; }
     static bool has_passed(const time_point& deadline) { return instant(deadline) <= now_; }
 
     // (a): the deadline passes now (a timed sleep timed out).
