@@ -115,9 +115,9 @@ inline constexpr int max_logical_handles = 64;
 // program_order: a thread's calls take effect in the order it made them (see
 // the top of the file); false: real time alone, for a history whose `thread`
 // does not name one thread of control making one call at a time.
-// The default limit keeps one search within about 10 s and 500 MB here: a state
-// costs 135-500 bytes and 2.5-12 us (measured on histories of 4 threads x 50
-// calls widened by 10 ticks; docs/traces.md, "What the checker costs").
+// The default limit keeps one search within about 10 s and 500 MB here: a search
+// that runs into it took 7-9 s and 460-550 MB (bcast_history_bench --each 10, on
+// histories of 4 threads x 50 calls; docs/traces.md, "What the checker costs").
 struct check_options {
     bool memoise = true;
     std::size_t max_states = 1'000'000;
