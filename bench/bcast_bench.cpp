@@ -7,6 +7,9 @@
 //                                     (one broadcast + n receives) in thread CPU time
 //   fanout/cap:<c>/N:<n>              one sender thread, n receiver threads, blocking, no loss;
 //                                     counters deliveries_per_s, cpu_s, wall_s
+//   fanout_bare/cap:<c>/N:<n>         the same threads over the bare multicast ring
+//                                     (bare_ring.hpp, docs/fast-design.md section 10): the
+//                                     limit row, in the same run so that drift hits both
 //   floor/<operation>                 the cost units the slopes are expressed in
 //   async/inline/N:<n>, async/try/N:<n>  one sender coroutine and n receiver coroutines on
 //                                     one thread, inline resumption, vs the same flow with
@@ -19,6 +22,7 @@
 // fan-out rows (default 1,000,000).
 #include "async_rows.hpp"
 #include "cases.hpp"
+#include "fast_cases.hpp" // run_fanout_bare: fast_probe's bare row, so both time the same loop
 #include "rmw_position.hpp"
 
 #include <benchmark/benchmark.h>
@@ -69,15 +73,30 @@ void register_single(const char* position_name) {
     }
 }
 
+void report_fanout(benchmark::State& state, const bcast_bench::fanout_result& result) {
+    state.counters["deliveries_per_s"] = static_cast<double>(result.delivered) / result.wall_seconds;
+    state.counters["cpu_s"] = result.cpu_seconds;
+    state.counters["wall_s"] = result.wall_seconds;
+    state.counters["messages"] = static_cast<double>(fanout_messages);
+}
+
 void fanout(benchmark::State& state) {
     const auto receivers = static_cast<std::size_t>(state.range(1));
     const auto capacity = static_cast<std::size_t>(state.range(0));
     bcast_bench::fanout_result result{};
     for (auto _ : state) result = bcast_bench::run_fanout(receivers, capacity, fanout_messages);
-    state.counters["deliveries_per_s"] = static_cast<double>(result.delivered) / result.wall_seconds;
-    state.counters["cpu_s"] = result.cpu_seconds;
-    state.counters["wall_s"] = result.wall_seconds;
-    state.counters["messages"] = static_cast<double>(fanout_messages);
+    report_fanout(state, result);
+}
+
+// What one sender and N receivers cost with no channel around them: bcast's
+// fan-out read as a fraction of it (run_experiment.py's bcast/bare) says how
+// much the channel's semantics and its lock cost, not how fast the VM is.
+void fanout_bare(benchmark::State& state) {
+    const auto receivers = static_cast<std::size_t>(state.range(1));
+    const auto capacity = static_cast<std::size_t>(state.range(0));
+    bcast_bench::fanout_result result{};
+    for (auto _ : state) result = bcast_bench::run_fanout_bare(capacity, receivers, fanout_messages);
+    report_fanout(state, result);
 }
 
 // An uncontended std::mutex lock + unlock: what every channel call pays at
@@ -106,6 +125,19 @@ void floor_relaxed_store(benchmark::State& state) {
     benchmark::DoNotOptimize(cell.load(std::memory_order_relaxed));
 }
 
+// One iteration is a whole run of M messages; wall time is the clock that
+// matters with several threads, and process CPU time shows what it cost. The
+// bare rows share this, or bcast/bare would compare two different clocks.
+void register_fanout(const char* name, void (*function)(benchmark::State&)) {
+    with_range_statistics(benchmark::RegisterBenchmark(name, function)
+                              ->ArgNames({"cap", "N"})
+                              ->ArgsProduct({fanout_capacities, fanout_receiver_counts})
+                              ->Iterations(1)
+                              ->UseRealTime()
+                              ->MeasureProcessCPUTime()
+                              ->Unit(benchmark::kMillisecond));
+}
+
 void register_all() {
     register_single<bcast::std_primitives>("plain");
     register_single<bcast::std_atomic_relaxed_primitives>("relaxed");
@@ -119,15 +151,8 @@ void register_all() {
     with_range_statistics(benchmark::RegisterBenchmark("floor/seq_cst_store", floor_seq_cst_store));
     with_range_statistics(benchmark::RegisterBenchmark("floor/relaxed_store", floor_relaxed_store));
 
-    // One iteration is a whole run of M messages; wall time is the clock that
-    // matters with several threads, and process CPU time shows what it cost.
-    with_range_statistics(benchmark::RegisterBenchmark("fanout", fanout)
-                              ->ArgNames({"cap", "N"})
-                              ->ArgsProduct({fanout_capacities, fanout_receiver_counts})
-                              ->Iterations(1)
-                              ->UseRealTime()
-                              ->MeasureProcessCPUTime()
-                              ->Unit(benchmark::kMillisecond));
+    register_fanout("fanout", fanout);
+    register_fanout("fanout_bare", fanout_bare);
 }
 
 // Takes --messages=M out of argv (Google Benchmark rejects flags it does not know).

@@ -19,6 +19,13 @@ builds and runs everything the answer rests on, in one invocation sequence:
      and position-tables.txt, and renders position-single.svg/.png and
      position-fanout.svg/.png with gnuplot.
 
+The fan-out table has a limit row beside the peers: "bare", the same threads
+over the bare multicast ring (bench/bare_ring.hpp, docs/fast-design.md section
+10; bcast_bench's fanout_bare rows), with bcast/bare, the share of the ring's
+deliveries per second that the channel reaches (in position-results.json:
+fanout["bare-fanout/cap:C/N:N/..."] and fanout["bcast_over_bare/cap:C/N:N"]).
+An earlier run's JSON without those rows (--replot) prints and plots without them.
+
 Single-thread figures are thread CPU time per iteration (one broadcast plus N
 receives); fan-out figures are wall-clock deliveries per second and process CPU
 seconds. Medians over the repetitions, with min and max; ratios are medians of
@@ -55,6 +62,7 @@ FANOUT_N = [1, 2, 4, 8]
 FANOUT_CAPACITIES = [64, 1024]
 AB = "async-broadcast-0.4.1"
 TOKIO = "tokio-1.24.2"
+BARE = "bare"  # the bare multicast ring's fan-out rows (bcast_bench's fanout_bare)
 COMPILE_FLAGS = "-O2 -DNDEBUG -std=gnu++20"
 
 
@@ -155,17 +163,18 @@ def collect(reps_cpp, reps_peers):
         for entry in document["benchmarks"]:
             name = entry["name"]
             single = re.fullmatch(r"single/(\w+)/(\w+)/N:(\d+)", name)
-            fanout = re.match(r"fanout/cap:(\d+)/N:(\d+)", name)
+            fanout = re.match(r"(fanout|fanout_bare)/cap:(\d+)/N:(\d+)", name)
             async_row = re.fullmatch(r"async/(\w+)/N:(\d+)", name)
             if async_row:  # ("bcast-async", "inline" | "try", N)
                 add(("bcast-async", async_row.group(1), int(async_row.group(2))), entry["cpu_time"])
             elif single:
                 add(("bcast", single.group(1), single.group(2), int(single.group(3))), entry["cpu_time"])
             elif fanout:
-                capacity, receivers = int(fanout.group(1)), int(fanout.group(2))
-                add(("bcast-fanout", capacity, receivers, "deliveries_per_s"), entry["deliveries_per_s"])
-                add(("bcast-fanout", capacity, receivers, "cpu_s"), entry["cpu_s"])
-                add(("bcast-fanout", capacity, receivers, "wall_s"), entry["wall_s"])
+                design = "bcast-fanout" if fanout.group(1) == "fanout" else BARE + "-fanout"
+                capacity, receivers = int(fanout.group(2)), int(fanout.group(3))
+                add((design, capacity, receivers, "deliveries_per_s"), entry["deliveries_per_s"])
+                add((design, capacity, receivers, "cpu_s"), entry["cpu_s"])
+                add((design, capacity, receivers, "wall_s"), entry["wall_s"])
             elif name.startswith("floor/"):
                 add(("floor", name.split("/", 1)[1]), entry["cpu_time"])
     for rows in reps_peers:
@@ -221,6 +230,15 @@ def analyse(samples, counts, peers_missing):
         points = [(n, median[("bcast-async", variant, n)]) for n in SINGLE_N if ("bcast-async", variant, n) in median]
         if len(points) >= 2:
             results["async"]["slope_ns/" + variant] = least_squares_slope(points)
+
+    # How close the channel comes to the bare ring, both measured in the same
+    # bcast_bench run of each repetition (so the VM's drift cancels).
+    for capacity in FANOUT_CAPACITIES:
+        for n in FANOUT_N:
+            ratio = ratio_summary(samples, ("bcast-fanout", capacity, n, "deliveries_per_s"),
+                                  (BARE + "-fanout", capacity, n, "deliveries_per_s"))
+            if ratio:
+                results["fanout"]["bcast_over_bare/cap:%d/N:%d" % (capacity, n)] = ratio
 
     for calls in CALLS:
         for design in DESIGNS[1:]:
@@ -429,6 +447,10 @@ def tables(results, meta):
 
     out("")
     out("Fan-out: 1 sender thread, N receiver threads, %d messages, blocking; deliveries/s (wall) median (min..max), process CPU s" % meta["messages"])
+    have_bare = any(key.startswith(BARE + "-fanout/") for key in results["fanout"])
+    if have_bare:  # an earlier run's JSON (--replot) may be from before the bare rows
+        out("bare = the bare multicast ring (bench/bare_ring.hpp), the limit row; bcast/bare = ratio of deliveries/s "
+            "inside each repetition, median (worst)")
     for capacity in FANOUT_CAPACITIES:
         for n in FANOUT_N:
             def fan(peer, field):
@@ -437,6 +459,14 @@ def tables(results, meta):
             row = "  cap %-5d N=%d  bcast %s M/s cpu %.2f s (%.0f ns/delivery)" % (
                 capacity, n, fmt_range(fan("bcast-fanout", "deliveries_per_s"), 1e-6, 2), fan("bcast-fanout", "cpu_s")["median"],
                 fan("bcast-fanout", "cpu_s")["median"] * per_delivery)
+            bare, bare_cpu = fan(BARE + "-fanout", "deliveries_per_s"), fan(BARE + "-fanout", "cpu_s")
+            ratio = results["fanout"].get("bcast_over_bare/cap:%d/N:%d" % (capacity, n))
+            if bare and bare_cpu and ratio:
+                row += " | bare %s M/s cpu %.2f s (%.0f ns/delivery) | bcast/bare %.2f (%.2f)" % (
+                    fmt_range(bare, 1e-6, 2), bare_cpu["median"], bare_cpu["median"] * per_delivery,
+                    ratio["median"], ratio["min"])
+            elif have_bare:
+                row += " | bare - | bcast/bare -"
             if fan(AB + "-fanout", "deliveries_per_s"):
                 row += " | a-b %s M/s cpu %.2f s (%.0f ns/delivery)" % (
                     fmt_range(fan(AB + "-fanout", "deliveries_per_s"), 1e-6, 2), fan(AB + "-fanout", "cpu_s")["median"],
@@ -528,11 +558,11 @@ def plot(results, out_dir):
     fanout_dat = os.path.join(out_dir, "position-fanout.dat")
     fanout_top = 1.0  # headroom above the tallest bar, which gnuplot would clip at the frame
     with open(fanout_dat, "w") as data:
-        data.write("# label bcast async-broadcast tokio (deliveries per second, millions)\n")
+        data.write("# label bcast async-broadcast tokio bare-ring (deliveries per second, millions)\n")
         for capacity in FANOUT_CAPACITIES:
             for n in FANOUT_N:
                 row = ['"cap %d, N=%d"' % (capacity, n)]
-                for peer in ("bcast", AB, TOKIO):
+                for peer in ("bcast", AB, TOKIO, BARE):
                     entry = results["fanout"].get("%s-fanout/cap:%d/N:%d/deliveries_per_s" % (peer, capacity, n))
                     row.append(entry["median"] * 1e-6 if entry else "NaN")
                     if entry:
@@ -545,6 +575,9 @@ def plot(results, out_dir):
                     '"" u 1:8 w lp dt 3 lc "gray40" t "tokio 1.24 broadcast"') if have_peers else ""
     fanout_peers = (', "" u 3 lc "gray20" t "async-broadcast 0.4.1", '
                     '"" u 4 lc "gray70" t "tokio 1.24 (lossy: see delivered fraction)"') if have_peers else ""
+    # The same for the bare ring's bars: an earlier run's JSON (--replot) may have none.
+    have_bare = any(key.startswith(BARE + "-fanout/") for key in results["fanout"])
+    fanout_bare = ', "" u 5 lc "#7f7f7f" fs pattern 4 border -1 t "bare ring (the limit)"' if have_bare else ""
     # One script per output format: SVG for the docs, PNG for viewers without SVG.
     terminals = {"svg": ('set terminal svg size 1100,440 dynamic noenhanced font "sans,11" background "white"',
                          'set terminal svg size 900,420 dynamic noenhanced font "sans,11" background "white"'),
@@ -585,9 +618,9 @@ set style fill solid 0.8 border -1
 set ylabel "million deliveries per second"
 set yrange [0:{fanout_top}]
 set key top left
-plot "{fanout}" u 2:xtic(1) lc "#9467bd" t "bcast (plain)"{fanout_peers}
+plot "{fanout}" u 2:xtic(1) lc "#9467bd" t "bcast (plain)"{fanout_peers}{fanout_bare}
 """.format(out=out_dir, single=single_dat, fanout=fanout_dat, extension=extension, fanout_top=fanout_top,
-           single_peers=single_peers, fanout_peers=fanout_peers,
+           single_peers=single_peers, fanout_peers=fanout_peers, fanout_bare=fanout_bare,
            single_terminal=single_terminal, fanout_terminal=fanout_terminal)
     result = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
     if result.returncode != 0:
