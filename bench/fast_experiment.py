@@ -45,16 +45,25 @@ Usage:
                                                     # machine's load does not change it)
   python3 bench/fast_experiment.py --scaling [--reps 5] [--out-dir DIR]   # a larger machine
   python3 bench/fast_experiment.py --ablation [--counts-only] [--quick] [--reps R]
+  python3 bench/fast_experiment.py --counters [--quick] [--reps R]   # needs perf
 
 --ablation (docs/fast-design.md, section 10): bcast::fast with one part turned off
-at a time (bench/ablation/make_ablated_headers.py: baseline, no-lag, lazy-close,
-no-recheck, all), in a copy of the headers in the build tree. Counts instructions
+at a time (bench/ablation/make_ablated_headers.py, whose list they are: the rules
+no-lag, lazy-close, no-recheck and all three; the layout packed-slots; the lock's
+release spin-lock; everything), in a copy of the headers in the build tree. Counts instructions
 per receive and per iteration under callgrind (and with a lock that does nothing,
 single-thread only: what the send's lock costs), then, unless --counts-only, runs
 the fan-out (capacity 64 and 1024, N = 1, 2, 4, 8) of each ablated build beside
 the bare ring, interleaved, with each one's speed-up over the baseline and
 baseline / bare inside each repetition. Writes ablation-results.json and
 ablation-tables.txt in --out-dir, default <build-dir>/fast-ablation.
+
+--counters (docs/fast-design.md, section 11): the fan-out of ref, fast, bare and
+async-broadcast under `perf stat` (system-call tracepoints: needs perf and the
+right to read them), per 1,000 messages: futex waits, futex wakes, sched_yield
+calls, membarrier calls and context switches, beside the deliveries per second
+and the CPU per delivery. Writes counters-results.json and counters-tables.txt in
+--out-dir, default <build-dir>/fast-counters.
 """
 import argparse
 import json
@@ -71,6 +80,8 @@ sys.dont_write_bytecode = True
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "bench"))
 import callgrind_counts  # noqa: E402  (bench/callgrind_counts.py)
+sys.path.insert(0, os.path.join(REPO, "bench", "ablation"))
+import make_ablated_headers  # noqa: E402  (bench/ablation/make_ablated_headers.py: the list of ablations)
 
 DESIGNS = ["ref", "fast", "fast-relaxed", "fast-seq_cst", "fast-symmetric"]
 SINGLE_N = [1, 2, 4, 8, 16]
@@ -119,16 +130,14 @@ def on_cpus(cpus):
     return lambda: os.sched_setaffinity(0, cpus)
 
 
-def probe(binary, *args, cpus=None):
-    out = subprocess.run([binary, *map(str, args)], check=True, capture_output=True, text=True,
+def probe(binary, *args, cpus=None, wrapper=()):
+    """Runs bcast_fast_probe or bcast-peers (under `wrapper`, a command prefix); returns its last line's JSON."""
+    out = subprocess.run([*wrapper, binary, *map(str, args)], check=True, capture_output=True, text=True,
                          preexec_fn=on_cpus(cpus)).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def peer(binary, *args, cpus=None):
-    out = subprocess.run([binary, *map(str, args)], check=True, capture_output=True, text=True,
-                         preexec_fn=on_cpus(cpus)).stdout
-    return json.loads(out.strip().splitlines()[-1])
+peer = probe  # bench/peers' binary prints one JSON line too
 
 
 def allowed_cpus():
@@ -174,7 +183,7 @@ def rotate(items, k):
     return items[k:] + items[:k]
 
 
-ABLATIONS = ["baseline", "no-lag", "lazy-close", "no-recheck", "all"]
+ABLATIONS = make_ablated_headers.ABLATIONS
 ABLATION_N = [1, 2, 4, 8]
 
 
@@ -279,6 +288,104 @@ def run_ablation(args):
     with open(os.path.join(out_dir, "ablation-tables.txt"), "w") as f:
         f.write("\n\n".join(text) + "\n")
     print("\n\n".join(text))
+    log("results in %s" % out_dir)
+
+
+# --counters: what the fan-out's time goes to, counted by the kernel for every design alike
+# (perf's tracepoints; the ring's and the channels' code is not instrumented). Name, event,
+# filter. The futex operations: FUTEX_WAIT_PRIVATE 128 (bcast's sleeps), FUTEX_WAIT_BITSET_PRIVATE
+# 137 (bcast's timed sleeps, Rust std's parking), FUTEX_WAKE_PRIVATE 129; 0, 1, 9 the same
+# without the private flag.
+PERF_EVENTS = [
+    ("futex_waits", "syscalls:sys_enter_futex", "op == 128 || op == 137 || op == 0 || op == 9"),
+    ("futex_wakes", "syscalls:sys_enter_futex", "op == 129 || op == 1"),
+    ("yields", "syscalls:sys_enter_sched_yield", None),
+    ("membarriers", "syscalls:sys_enter_membarrier", None),
+    ("context_switches", "context-switches", None),
+]
+COUNTER_DESIGNS = ["ref", "fast", BARE]
+
+
+def perf_wrapper(out_file):
+    """`perf stat` with PERF_EVENTS, writing CSV to out_file; exits with the reason if it cannot count here."""
+    cmd = ["perf", "stat", "-x", ",", "-o", out_file]
+    for _, event, flt in PERF_EVENTS:
+        cmd += ["-e", event] + (["--filter", flt] if flt else [])
+    if not shutil.which("perf"):
+        sys.exit("--counters needs perf (Debian: linux-perf)")
+    tried = subprocess.run(cmd + ["--", "true"], capture_output=True, text=True)
+    if tried.returncode != 0:
+        sys.exit("--counters: perf cannot count the system-call tracepoints here (as root, or with "
+                 "kernel.perf_event_paranoid = -1 and tracefs readable): %s" % tried.stderr.strip()[-300:])
+    return cmd + ["--"]
+
+
+def read_perf(out_file):
+    """The counts of a perf stat -x, file, in PERF_EVENTS' order; a line it cannot read is named."""
+    values = []
+    with open(out_file) as f:
+        for number, line in enumerate(f, 1):
+            fields = line.strip().split(",")
+            if len(fields) < 3 or not fields[2]:
+                continue  # perf's comment and blank lines
+            if not fields[0].isdigit():
+                sys.exit("%s:%d: perf did not count %s: %r" % (out_file, number, fields[2], line.strip()))
+            values.append(int(fields[0]))
+    if len(values) != len(PERF_EVENTS):
+        sys.exit("%s: %d counts, expected %d (%s)" % (out_file, len(values), len(PERF_EVENTS),
+                                                      ", ".join(e for _, e, _ in PERF_EVENTS)))
+    return dict(zip((name for name, _, _ in PERF_EVENTS), values))
+
+
+def run_counters(args):
+    """The fan-out grid under perf stat: per design, deliveries per second and, per 1,000 messages,
+    futex waits and wakes, yields, membarriers and context switches (docs/fast-design.md, section 11)."""
+    out_dir = args.out_dir or os.path.join(args.build_dir, "fast-counters")
+    os.makedirs(out_dir, exist_ok=True)
+    probe_bin, _, peers_bin = build(args.build_dir, not args.no_peers)
+    perf_out = os.path.join(out_dir, "perf.csv")
+    wrapper = perf_wrapper(perf_out)
+    messages = 200_000 if args.quick else 1_000_000
+    designs = COUNTER_DESIGNS + ([AB] if peers_bin else [])
+    rows = {}  # "cap:c/N:n/design" -> [{deliveries_per_s, cpu_ns_per_delivery, counters...} per rep]
+    for rep in range(args.reps):
+        for cap in FANOUT_CAPACITIES:
+            for n in FANOUT_N:
+                for design in rotate(designs, rep):
+                    if design == AB:
+                        row = peer(peers_bin, "fanout", "--receivers", n, "--capacity", cap, "--messages", messages,
+                                   "--reps", 1, "--peer", "async-broadcast", wrapper=wrapper)
+                        row["cpu_ns_per_delivery"] = row["cpu_s"] * 1e9 / (n * messages)
+                    else:
+                        row = probe(probe_bin, "fanout", "--design", design, "--receivers", n, "--capacity", cap,
+                                    "--messages", messages, wrapper=wrapper)
+                    counted = read_perf(perf_out)
+                    counted.update({k: row[k] for k in ("deliveries_per_s", "cpu_ns_per_delivery")})
+                    rows.setdefault("cap:%d/N:%d/%s" % (cap, n, design), []).append(counted)
+        log("repetition %d of %d" % (rep + 1, args.reps))
+    res = {"messages": messages, "reps": args.reps, "rows": rows,
+           "meta": {"machine": dict(machine(), lscpu=None), "cores": os.cpu_count(),
+                    "load_average_at_end": os.getloadavg()}}
+    names = [name for name, _, _ in PERF_EVENTS]
+    lines = ["Fan-out under perf stat: 1 sender + N receiver threads, blocking, lossless, %d messages, %d "
+             "repetitions; medians. M deliveries/s, CPU ns per delivery, then per 1,000 messages: %s" % (
+                 messages, args.reps, ", ".join(n.replace("_", " ") for n in names)),
+             "| cap | N | design | M deliveries/s | CPU ns/delivery | " + " | ".join(n.replace("_", " ") for n in names) + " |",
+             "|---" * (5 + len(names)) + "|"]
+    for cap in FANOUT_CAPACITIES:
+        for n in FANOUT_N:
+            for design in designs:
+                reps = rows["cap:%d/N:%d/%s" % (cap, n, design)]
+                med = {k: statistics.median(r[k] for r in reps) for k in reps[0]}
+                lines.append("| %d | %d | %s | %.2f | %.1f | %s |" % (
+                    cap, n, design, med["deliveries_per_s"] / 1e6, med["cpu_ns_per_delivery"],
+                    " | ".join("%.1f" % (med[k] * 1000 / messages) for k in names)))
+    text = "\n".join(lines)
+    with open(os.path.join(out_dir, "counters-results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    with open(os.path.join(out_dir, "counters-tables.txt"), "w") as f:
+        f.write(text + "\n")
+    print(text)
     log("results in %s" % out_dir)
 
 
@@ -571,11 +678,17 @@ def main():
     ap.add_argument("--scaling", action="store_true",
                     help="the fan-out table alone at N = 1, 2, 4, 8, 16, threads pinned, with the machine's "
                          "description (machine.txt); for a machine with 17 CPUs or more")
+    ap.add_argument("--counters", action="store_true",
+                    help="the fan-out of ref, fast, bare (and async-broadcast) under perf stat: futex waits and "
+                         "wakes, yields, membarriers and context switches per 1,000 messages")
     args = ap.parse_args()
     if args.quick and "--reps" not in sys.argv:
         args.reps = 3
     if args.ablation:
         run_ablation(args)
+        return
+    if args.counters:
+        run_counters(args)
         return
     out_dir = args.out_dir or os.path.join(args.build_dir, "fast-scaling" if args.scaling else "fast-experiment")
     os.makedirs(out_dir, exist_ok=True)

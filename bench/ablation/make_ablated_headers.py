@@ -19,6 +19,15 @@ in every run; none of them is a correct channel in general.
               (without overflow no slot is overwritten while a receiver that
               does not lag needs it, F3)
   all         the three together
+  packed-slots  a slot is the stamp and the message's words only (16 bytes for a
+              u64, four to a cache line, as the bare ring packs them), not a
+              cache line of its own (ring.hpp): the layout's price
+  spin-lock   the send's lock is a test-and-set spin lock: one locked
+              instruction to take it and a plain store to release it, where
+              bcast's futex lock releases with a second one (an exchange that
+              tells it whether anyone sleeps): the price of the lock's release
+              (a correct lock, for one sender: it spins where bcast's sleeps)
+  everything  the five together: what is left is the generic send and receive
 
 Usage: make_ablated_headers.py SOURCE_BCAST_DIR OUT_DIR ABLATION
        make_ablated_headers.py --list
@@ -30,6 +39,7 @@ import sys
 
 STATE = "fast/detail/state.hpp"
 RING = "fast/detail/ring.hpp"
+PRIMITIVES = "fast/primitives.hpp"
 
 PATCHES = {
     "no-lag": [(STATE, """            // [R3] acquire; partner [S1].
@@ -55,9 +65,39 @@ PATCHES = {
     "no-recheck": [(RING, """        if (source.stamp.load(std::memory_order_relaxed) != before) return found::overwritten;
 """, """        // ABLATION no-recheck: no [R7]
 """)],
+    "packed-slots": [(RING, """    struct alignas(cache_line_bytes) slot {
+""", """    struct slot { // ABLATION packed-slots: no line of its own
+""")],
+    "spin-lock": [(PRIMITIVES, """template <class PositionPolicy = default_position, class LockPolicy = default_lock,
+""", """// ABLATION spin-lock: a test-and-set lock; one locked instruction to take it,
+// a plain release store to give it back; spins, yielding, while it is taken.
+struct ablation_spin_lock {
+    class mutex {
+    public:
+        void lock() noexcept {
+            // Acquire; partner the release store in unlock().
+            while (taken_.exchange(true, std::memory_order_acquire)) {
+                while (taken_.load(std::memory_order_relaxed)) std::this_thread::yield();
+            }
+        }
+        bool try_lock() noexcept { return !taken_.exchange(true, std::memory_order_acquire); }
+        void unlock() noexcept { taken_.store(false, std::memory_order_release); } // partner: lock()'s exchange
+
+    private:
+        std::atomic<bool> taken_{false};
+    };
+};
+
+template <class PositionPolicy = default_position, class LockPolicy = ablation_spin_lock,
+"""), (PRIMITIVES, """#include <mutex>
+""", """#include <mutex>
+#include <thread> // ABLATION spin-lock
+""")],
 }
 PATCHES["all"] = PATCHES["no-lag"] + PATCHES["lazy-close"] + PATCHES["no-recheck"]
-ABLATIONS = ["baseline", "no-lag", "lazy-close", "no-recheck", "all"]
+PATCHES["everything"] = PATCHES["all"] + PATCHES["packed-slots"] + PATCHES["spin-lock"]
+# The one list of ablations: CMake (bench/CMakeLists.txt, --list) and fast_experiment.py read it here.
+ABLATIONS = ["baseline", "no-lag", "lazy-close", "no-recheck", "all", "packed-slots", "spin-lock", "everything"]
 
 
 def apply(name, rel, text):
