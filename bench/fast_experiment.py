@@ -49,8 +49,8 @@ Usage:
 
 --ablation (docs/fast-design.md, section 10): bcast::fast with one part turned off
 at a time (bench/ablation/make_ablated_headers.py, whose list they are: the rules
-no-lag, lazy-close, no-recheck and all three; the layout packed-slots; the lock's
-release spin-lock; everything), in a copy of the headers in the build tree. Counts instructions
+no-lag, lazy-close, no-recheck and all three; the lock futex-lock and spin-lock;
+the layout packed-slots; everything), in a copy of the headers in the build tree. Counts instructions
 per receive and per iteration under callgrind (and with a lock that does nothing,
 single-thread only: what the send's lock costs), then, unless --counts-only, runs
 the fan-out (capacity 64 and 1024, N = 1, 2, 4, 8) of each ablated build beside

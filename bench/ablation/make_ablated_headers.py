@@ -22,12 +22,15 @@ in every run; none of them is a correct channel in general.
   packed-slots  a slot is the stamp and the message's words only (16 bytes for a
               u64, four to a cache line, as the bare ring packs them), not a
               cache line of its own (ring.hpp): the layout's price
+  futex-lock  the send's lock is bcast's futex lock (bcast/detail/futex_mutex.hpp),
+              whose release is an exchange (a second locked instruction per
+              send), instead of bcast::fast's store-release lock
+              (fast/detail/lock.hpp): what that lock gained
   spin-lock   the send's lock is a test-and-set spin lock: one locked
-              instruction to take it and a plain store to release it, where
-              bcast's futex lock releases with a second one (an exchange that
-              tells it whether anyone sleeps): the price of the lock's release
-              (a correct lock, for one sender: it spins where bcast's sleeps)
-  everything  the five together: what is left is the generic send and receive
+              instruction to take it and a plain store to release it, as the
+              store-release lock, but no sleeping (a correct lock that spins)
+  everything  no-lag, lazy-close, no-recheck, packed-slots and spin-lock
+              together: what is left is the generic send and receive
 
 Usage: make_ablated_headers.py SOURCE_BCAST_DIR OUT_DIR ABLATION
        make_ablated_headers.py --list
@@ -65,10 +68,14 @@ PATCHES = {
     "no-recheck": [(RING, """        if (source.stamp.load(std::memory_order_relaxed) != before) return found::overwritten;
 """, """        // ABLATION no-recheck: no [R7]
 """)],
+    "futex-lock": [(PRIMITIVES, """template <class PositionPolicy = default_position, class LockPolicy = fast_lock<detail::asymmetric_fences>,
+""", """// ABLATION futex-lock: bcast's futex lock, released by an exchange
+template <class PositionPolicy = default_position, class LockPolicy = default_lock,
+""")],
     "packed-slots": [(RING, """    struct alignas(cache_line_bytes) slot {
 """, """    struct slot { // ABLATION packed-slots: no line of its own
 """)],
-    "spin-lock": [(PRIMITIVES, """template <class PositionPolicy = default_position, class LockPolicy = default_lock,
+    "spin-lock": [(PRIMITIVES, """template <class PositionPolicy = default_position, class LockPolicy = fast_lock<detail::asymmetric_fences>,
 """, """// ABLATION spin-lock: a test-and-set lock; one locked instruction to take it,
 // a plain release store to give it back; spins, yielding, while it is taken.
 struct ablation_spin_lock {
@@ -97,7 +104,8 @@ template <class PositionPolicy = default_position, class LockPolicy = ablation_s
 PATCHES["all"] = PATCHES["no-lag"] + PATCHES["lazy-close"] + PATCHES["no-recheck"]
 PATCHES["everything"] = PATCHES["all"] + PATCHES["packed-slots"] + PATCHES["spin-lock"]
 # The one list of ablations: CMake (bench/CMakeLists.txt, --list) and fast_experiment.py read it here.
-ABLATIONS = ["baseline", "no-lag", "lazy-close", "no-recheck", "all", "packed-slots", "spin-lock", "everything"]
+ABLATIONS = ["baseline", "no-lag", "lazy-close", "no-recheck", "all", "futex-lock", "packed-slots", "spin-lock",
+             "everything"]
 
 
 def apply(name, rel, text):

@@ -61,7 +61,8 @@ LOCK_FILES = (FUTEX_MUTEX, FUTEX_CV)
 FAST_STATE = "impl/include/bcast/fast/detail/state.hpp"
 FAST_RING = "impl/include/bcast/fast/detail/ring.hpp"
 FAST_PRIMITIVES = "impl/include/bcast/fast/primitives.hpp"
-FAST_FILES = (FAST_STATE, FAST_RING, FAST_PRIMITIVES, "impl/include/bcast/fast/detail/platform.hpp")
+FAST_LOCK = "impl/include/bcast/fast/detail/lock.hpp"
+FAST_FILES = (FAST_STATE, FAST_RING, FAST_PRIMITIVES, FAST_LOCK, "impl/include/bcast/fast/detail/platform.hpp")
 
 
 @dataclass(frozen=True)
@@ -668,6 +669,29 @@ mutant("fast-plain-position", "bcast::fast's receivers keep their position in a 
 using default_position = plain_position; // MUTANT: a plain position
 """),
        suite="fast_one_slot")
+
+# bcast::fast's lock (fast/detail/lock.hpp): the fast_lock suites run it on the emulated futex.
+mutant("fast-lock-sleeper-counted-after-fence", "a thread about to sleep on the lock counts itself after the "
+       "heavy fence: an unlock may read the old count and wake nobody (Relacy: DEADLOCK)", [RELACY],
+       replace(FAST_LOCK, "sleepers_.fetch_add(1, std::memory_order_relaxed); fences_.heavy(fence_word_);", """
+        fences_.heavy(fence_word_);
+        sleepers_.fetch_add(1, std::memory_order_relaxed); // MUTANT: counted after the fence
+"""),
+       suite="fast_lock/exclusion")
+
+mutant("fast-lock-no-heavy-fence", "a thread about to sleep on the lock passes no fence between counting itself "
+       "and looking at the word: a store-buffering race with the unlock loses its wakeup", [RELACY],
+       replace(FAST_LOCK, "sleepers_.fetch_add(1, std::memory_order_relaxed); fences_.heavy(fence_word_);", """
+        sleepers_.fetch_add(1, std::memory_order_relaxed); // MUTANT: no heavy fence after it
+"""),
+       suite="fast_lock/exclusion")
+
+mutant("fast-lock-release-relaxed", "the lock's unlock stores 0 relaxed: the next critical section is not ordered "
+       "after this one (Relacy: DATA RACE on the protected variable)", [RELACY],
+       replace(FAST_LOCK, "state_.store(unlocked, std::memory_order_release);", """
+        state_.store(unlocked, std::memory_order_relaxed); // MUTANT: relaxed release
+"""),
+       suite="fast_lock/exclusion")
 
 
 # ---- time: a timed call's deadline, an event of the model (model_tests/relacy/model_clock.hpp) ----

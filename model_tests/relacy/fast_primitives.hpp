@@ -44,6 +44,13 @@ struct model_asymmetric_fences {
     bool asymmetric() const { return true; }
 };
 
+// bcast::fast's own lock (fast/detail/lock.hpp) on the emulated futex, with
+// either fence pair; the channel's suites below run on Relacy's mutex, and the
+// fast_lock suites (futex_scenarios.hpp's exclusion scenario) check this one.
+using model_store_release_mutex = bcast::fast::detail::store_release_mutex<futex_model_ops, model_asymmetric_fences>;
+using model_store_release_mutex_symmetric =
+    bcast::fast::detail::store_release_mutex<futex_model_ops, bcast::fast::detail::symmetric_fences>;
+
 template <class PositionPolicy = bcast::fast::default_position, class FencePolicy = model_asymmetric_fences>
 struct fast_relacy_primitives {
     using mutex = bcast_rl::mutex;

@@ -86,10 +86,12 @@ using model_cv = bcast::detail::futex_condition_variable<futex_model_ops>;
 // Three threads, two critical sections each, over a plain variable: every
 // increment is seen (exclusion) and no access races (the acquire/release
 // pairs order consecutive critical sections). With 1 + 1 back-off rounds
-// the later arrivals reach the sleeping path.
-struct futex_mutex_exclusion : rl::test_suite<futex_mutex_exclusion, 3> {
-    static constexpr const char* description = "futex_mutex: 3 threads x 2 critical sections, exclusion and no race";
-    model_mutex mutex;
+// the later arrivals reach the sleeping path. Mutex: bcast's futex lock, or
+// bcast::fast's store-release lock (fast_primitives.hpp names both of its).
+template <class Mutex = model_mutex>
+struct futex_mutex_exclusion : rl::test_suite<futex_mutex_exclusion<Mutex>, 3> {
+    static constexpr const char* description = "a lock: 3 threads x 2 critical sections, exclusion and no race";
+    Mutex mutex;
     rl::var<int> counter;
     void before() { counter($) = 0; }
     void thread(unsigned) {

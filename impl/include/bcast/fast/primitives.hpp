@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "../primitives.hpp"
+#include "detail/lock.hpp"
 #include "detail/platform.hpp"
 
 namespace bcast::fast {
@@ -47,6 +48,25 @@ concept message_type = bcast::message_type<T> && std::is_trivially_copyable_v<T>
 /// (model_tests/relacy/fast_primitives.hpp) take the same default.
 using default_position = atomic_position<std::memory_order_acq_rel>;
 
+#if BCAST_HAVE_FUTEX
+/// Lock policy of bcast::fast on Linux: bcast's futex lock released by a plain
+/// store (detail/lock.hpp; docs/fast-design.md, section 5): one locked
+/// instruction per send where bcast::futex_lock has two.
+/// @tparam Fences The fence pair of its sleepers: detail::asymmetric_fences
+///         (membarrier where the kernel has it) or detail::symmetric_fences.
+template <class Fences = detail::asymmetric_fences>
+struct store_release_lock {
+    using mutex = detail::store_release_mutex<bcast::detail::linux_futex_ops, Fences>; ///< The lock.
+};
+/// The lock policy of bcast::fast's Primitives on this platform, for a fence policy.
+template <class Fences>
+using fast_lock = store_release_lock<Fences>;
+#else
+/// The lock policy of bcast::fast's Primitives on this platform (no futex: the reference's).
+template <class Fences>
+using fast_lock = default_lock;
+#endif
+
 /// The standard-library Primitives of bcast::fast.
 ///
 /// @tparam PositionPolicy The receiver's position (R-IMPL-2): an atomic, since
@@ -54,12 +74,13 @@ using default_position = atomic_position<std::memory_order_acq_rel>;
 ///         with acq_rel (release stores, the default), relaxed or seq_cst: the
 ///         experiment of docs/position-design.md. bcast::plain_position is a
 ///         data race here (model_tests/relacy shows Relacy's report).
-/// @tparam LockPolicy The lock of senders and rare operations: default_lock
-///         (bcast's futex lock on Linux) or std_lock.
+/// @tparam LockPolicy The lock of senders and rare operations:
+///         fast_lock<FencePolicy> (store_release_lock on Linux, the default),
+///         default_lock (bcast's futex lock on Linux) or std_lock.
 /// @tparam FencePolicy detail::asymmetric_fences (membarrier where the kernel
 ///         has it, the default) or detail::symmetric_fences (a
 ///         read-modify-write per receive and per send).
-template <class PositionPolicy = default_position, class LockPolicy = default_lock,
+template <class PositionPolicy = default_position, class LockPolicy = fast_lock<detail::asymmetric_fences>,
           class FencePolicy = detail::asymmetric_fences>
 struct basic_std_primitives {
     using mutex = typename LockPolicy::mutex;    ///< Senders and rare operations.
@@ -94,14 +115,15 @@ struct basic_std_primitives {
     static void pause(unsigned round) noexcept { detail::std_waits::pause(round); }
 };
 
-/// The default: release position stores, bcast's lock, membarrier where available.
+/// The default: release position stores, the store-release lock, membarrier where available.
 using std_primitives = basic_std_primitives<>;
 /// Relaxed position stores, for the position experiment (docs/position-design.md).
 using std_relaxed_position_primitives = basic_std_primitives<atomic_position<std::memory_order_relaxed>>;
 /// Seq_cst position stores (an `xchg` per receive on x86-64), for the position experiment.
 using std_seq_cst_position_primitives = basic_std_primitives<atomic_position<std::memory_order_seq_cst>>;
 /// Without membarrier: a read-modify-write per receive and per send (what platforms without it get).
-using std_symmetric_fence_primitives = basic_std_primitives<default_position, default_lock, detail::symmetric_fences>;
+using std_symmetric_fence_primitives =
+    basic_std_primitives<default_position, fast_lock<detail::symmetric_fences>, detail::symmetric_fences>;
 
 /// What bcast::fast requires of a Primitives (R-IMPL-1, profile P-FAST). The
 /// channel and the handle templates are constrained on it.
