@@ -109,7 +109,7 @@ def build(build_dir, peers):
     # bench/peers: its async-broadcast rows (`--peer async-broadcast`), the same loops as the
     # position experiment's (.ci/install-deps.sh bench installs the crate sources it needs).
     if peers and shutil.which("cargo"):
-        target = os.path.join(build_dir, "peers-target")
+        target = os.path.abspath(os.path.join(build_dir, "peers-target"))  # cargo runs in bench/peers
         done = subprocess.run(["cargo", "build", "--release", "--offline", "--locked"],
                               cwd=os.path.join(REPO, "bench", "peers"), env=dict(os.environ, CARGO_TARGET_DIR=target),
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -487,10 +487,10 @@ def analyse(raw, cg):
                                 "cpu_ns_per_delivery": summary([row["cpu_ns_per_delivery"] for row in rows]),
                                 "vcs": summary([row["vcs"] for row in rows])}
             for design in fdesigns:
-                if design in (AB, "ref"):
+                if design == AB:
                     continue
                 for against in ("ref", AB, BARE):
-                    if against not in fdesigns or against == design:
+                    if against not in fdesigns or against == design or (design == "ref" and against == BARE):
                         continue
                     per_rep = [raw["fanout"]["%s/%s" % (key, design)][r]["deliveries_per_s"] /
                                raw["fanout"]["%s/%s" % (key, against)][r]["deliveries_per_s"] for r in range(reps)]
@@ -547,7 +547,7 @@ def fanout_table(res, lines):
     lines.append("Fan-out: 1 sender thread + N receiver threads, blocking, lossless, %d messages;%s M deliveries/s "
                  "median [worst, best]; CPU ns per delivery (median); ratios inside each repetition, median (worst)"
                  % (meta["messages"], pinned))
-    ratios = [r for r in ("fast/ref", "fast/a-b", "fast/bare") if r in first]
+    ratios = [r for r in ("fast/ref", "fast/a-b", "fast/bare", "ref/a-b") if r in first]
     lines.append("| cap | N | " + " | ".join(fdesigns) + " | " + " | ".join(ratios) + " | CPU ns/delivery " +
                  ", ".join(fdesigns) + " |")
     lines.append("|---" * (len(fdesigns) + len(ratios) + 3) + "|")
@@ -699,6 +699,8 @@ def main():
     if args.replot:
         with open(args.replot) as f:
             res = json.load(f)
+        if "raw" in res:  # analysed again, so that a replot has every ratio this script computes now
+            res = dict(res, **{k: v for k, v in analyse(res["raw"], res.get("callgrind")).items() if k != "meta"})
     else:
         t0 = time.time()
         probe_bin, counts_bin, peers_bin = build(args.build_dir, not args.no_peers)
