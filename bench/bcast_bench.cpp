@@ -73,7 +73,13 @@ void register_single(const char* position_name) {
     }
 }
 
-void report_fanout(benchmark::State& state, const bcast_bench::fanout_result& result) {
+// One fan-out row: `run(capacity, receivers, messages)` once, its counters reported.
+template <class Run>
+void timed_fanout(benchmark::State& state, Run run) {
+    const auto capacity = static_cast<std::size_t>(state.range(0));
+    const auto receivers = static_cast<std::size_t>(state.range(1));
+    bcast_bench::fanout_result result{};
+    for (auto _ : state) result = run(capacity, receivers, fanout_messages);
     state.counters["deliveries_per_s"] = static_cast<double>(result.delivered) / result.wall_seconds;
     state.counters["cpu_s"] = result.cpu_seconds;
     state.counters["wall_s"] = result.wall_seconds;
@@ -81,22 +87,18 @@ void report_fanout(benchmark::State& state, const bcast_bench::fanout_result& re
 }
 
 void fanout(benchmark::State& state) {
-    const auto receivers = static_cast<std::size_t>(state.range(1));
-    const auto capacity = static_cast<std::size_t>(state.range(0));
-    bcast_bench::fanout_result result{};
-    for (auto _ : state) result = bcast_bench::run_fanout(receivers, capacity, fanout_messages);
-    report_fanout(state, result);
+    timed_fanout(state, [](std::size_t capacity, std::size_t receivers, std::uint64_t messages) {
+        return bcast_bench::run_fanout(receivers, capacity, messages);
+    });
 }
 
 // What one sender and N receivers cost with no channel around them: bcast's
 // fan-out read as a fraction of it (run_experiment.py's bcast/bare) says how
 // much the channel's semantics and its lock cost, not how fast the VM is.
 void fanout_bare(benchmark::State& state) {
-    const auto receivers = static_cast<std::size_t>(state.range(1));
-    const auto capacity = static_cast<std::size_t>(state.range(0));
-    bcast_bench::fanout_result result{};
-    for (auto _ : state) result = bcast_bench::run_fanout_bare(capacity, receivers, fanout_messages);
-    report_fanout(state, result);
+    timed_fanout(state, [](std::size_t capacity, std::size_t receivers, std::uint64_t messages) {
+        return bcast_bench::run_fanout_bare(capacity, receivers, messages);
+    });
 }
 
 // An uncontended std::mutex lock + unlock: what every channel call pays at

@@ -22,28 +22,26 @@
 
 namespace bcast::detail {
 
-template <class Ops>
-class futex_mutex {
+// What bcast's two futex locks share, this file's and bcast::fast's
+// (fast/detail/lock.hpp): the word, the inline CAS 0 -> 1 of lock() and
+// try_lock(), and ThreadSanitizer's mutex annotations around them. `Lock`
+// (CRTP) gives lock_contended(), called when the inline CAS fails, and
+// release(), what unlock() does to the word.
+template <class Ops, class Lock>
+class futex_lock_base {
 public:
-#if BCAST_TSAN
-    futex_mutex() noexcept { __tsan_mutex_create(this, 0); }
-    ~futex_mutex() { __tsan_mutex_destroy(this, 0); }
-#else
-    futex_mutex() = default;
-    ~futex_mutex() = default;
-#endif
-    futex_mutex(const futex_mutex&) = delete;
-    futex_mutex& operator=(const futex_mutex&) = delete;
+    futex_lock_base(const futex_lock_base&) = delete;
+    futex_lock_base& operator=(const futex_lock_base&) = delete;
 
     void lock() noexcept {
 #if BCAST_TSAN
         __tsan_mutex_pre_lock(this, 0);
 #endif
         std::uint32_t expected = unlocked;
-        // Acquire: pairs with the release exchange in unlock() of the previous
-        // holder, so its critical section happens before this one.
+        // Acquire: pairs with the release in the previous holder's release(),
+        // so its critical section happens before this one.
         if (!state_.compare_exchange_strong(expected, locked, std::memory_order_acquire, std::memory_order_relaxed)) {
-            lock_contended();
+            static_cast<Lock*>(this)->lock_contended();
         }
 #if BCAST_TSAN
         __tsan_mutex_post_lock(this, 0, 0);
@@ -68,23 +66,53 @@ public:
 #if BCAST_TSAN
         __tsan_mutex_pre_unlock(this, 0);
 #endif
-        // Release: pairs with the acquire in the next lock()'s CAS or exchange.
-        const std::uint32_t previous = state_.exchange(unlocked, std::memory_order_release);
-        BCAST_ASSERT(previous != unlocked); // unlock of a lock nobody holds
-        // Partner: the wait() in lock_contended(), which sleeps only while the word is 2.
-        if (previous == contended) Ops::wake_one(state_);
+        static_cast<Lock*>(this)->release();
 #if BCAST_TSAN
         __tsan_mutex_post_unlock(this, 0);
 #endif
     }
 
+protected:
+#if BCAST_TSAN
+    futex_lock_base() noexcept { __tsan_mutex_create(this, 0); }
+    ~futex_lock_base() { __tsan_mutex_destroy(this, 0); }
+#else
+    futex_lock_base() = default;
+    ~futex_lock_base() = default;
+#endif
+
+    static constexpr std::uint32_t unlocked = 0;
+    static constexpr std::uint32_t locked = 1; // held (futex_mutex: and nobody sleeps on the word)
+
+    typename Ops::template atomic<std::uint32_t> state_{unlocked}; // 0 unlocked, 1 locked, more: the Lock's
+
 private:
     // TSan's flag values (<sanitizer/tsan_interface.h>: __tsan_mutex_try_lock, __tsan_mutex_try_lock_failed).
     static constexpr unsigned tsan_try_lock = 1U << 4;
     static constexpr unsigned tsan_try_lock_failed = 1U << 5;
-    static constexpr std::uint32_t unlocked = 0;
-    static constexpr std::uint32_t locked = 1;    // held, nobody sleeps on the word
+};
+
+template <class Ops>
+class futex_mutex : public futex_lock_base<Ops, futex_mutex<Ops>> {
+    using base = futex_lock_base<Ops, futex_mutex<Ops>>;
+    friend base; // calls lock_contended() and release()
+    using base::locked;
+    using base::state_;
+    using base::unlocked;
+
+public:
+    futex_mutex() = default;
+
+private:
     static constexpr std::uint32_t contended = 2; // held, a thread may sleep on the word
+
+    // unlock(): release: pairs with the acquire in the next lock()'s CAS or exchange.
+    void release() noexcept {
+        const std::uint32_t previous = state_.exchange(unlocked, std::memory_order_release);
+        BCAST_ASSERT(previous != unlocked); // unlock of a lock nobody holds
+        // Partner: the wait() in lock_contended(), which sleeps only while the word is 2.
+        if (previous == contended) Ops::wake_one(state_);
+    }
 
     [[gnu::noinline]] void lock_contended() noexcept {
         // Back-off first: a critical section of the channel is a few dozen
@@ -107,9 +135,6 @@ private:
             Ops::wait(state_, contended); // partner: the wake_one() in unlock()
         }
     }
-
-    // 0 unlocked, 1 locked, 2 locked with possible sleepers (see the top of the file).
-    typename Ops::template atomic<std::uint32_t> state_{unlocked};
 };
 
 } // namespace bcast::detail

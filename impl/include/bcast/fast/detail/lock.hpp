@@ -34,71 +34,33 @@
 
 #include "../../detail/assert.hpp"
 #include "../../detail/futex.hpp"
+#include "../../detail/futex_mutex.hpp" // futex_lock_base
 
 namespace bcast::fast::detail {
 
 template <class Ops, class Fences>
-class store_release_mutex {
+class store_release_mutex : public bcast::detail::futex_lock_base<Ops, store_release_mutex<Ops, Fences>> {
+    // lock() and try_lock() are the base's: the inline CAS 0 -> 1 [L1], acquire;
+    // partner [L2] of the previous holder: its critical section happens before this one.
+    using base = bcast::detail::futex_lock_base<Ops, store_release_mutex<Ops, Fences>>;
+    friend base; // calls lock_contended() and release()
+    using base::locked;
+    using base::state_;
+    using base::unlocked;
+
 public:
-#if BCAST_TSAN
-    store_release_mutex() noexcept { __tsan_mutex_create(this, 0); }
-    ~store_release_mutex() { __tsan_mutex_destroy(this, 0); }
-#else
     store_release_mutex() = default;
-    ~store_release_mutex() = default;
-#endif
-    store_release_mutex(const store_release_mutex&) = delete;
-    store_release_mutex& operator=(const store_release_mutex&) = delete;
 
-    void lock() noexcept {
-#if BCAST_TSAN
-        __tsan_mutex_pre_lock(this, 0);
-#endif
-        std::uint32_t expected = unlocked;
-        // [L1] acquire; partner [L2] of the previous holder: its critical section happens before this one.
-        if (!state_.compare_exchange_strong(expected, locked, std::memory_order_acquire, std::memory_order_relaxed)) {
-            lock_contended();
-        }
-#if BCAST_TSAN
-        __tsan_mutex_post_lock(this, 0, 0);
-#endif
-    }
-
-    bool try_lock() noexcept {
-#if BCAST_TSAN
-        __tsan_mutex_pre_lock(this, tsan_try_lock);
-#endif
-        std::uint32_t expected = unlocked;
-        // Acquire: as [L1].
-        const bool got = state_.compare_exchange_strong(expected, locked, std::memory_order_acquire,
-                                                        std::memory_order_relaxed);
-#if BCAST_TSAN
-        __tsan_mutex_post_lock(this, got ? tsan_try_lock : tsan_try_lock | tsan_try_lock_failed, 0);
-#endif
-        return got;
-    }
-
-    void unlock() noexcept {
-#if BCAST_TSAN
-        __tsan_mutex_pre_unlock(this, 0);
-#endif
+private:
+    // unlock().
+    void release() noexcept {
         BCAST_ASSERT(state_.load(std::memory_order_relaxed) == locked); // unlock of a lock nobody holds
         // [L2] release; partner the next holder's CAS ([L1] or [L5]).
         state_.store(unlocked, std::memory_order_release);
         fences_.light(fence_word_); // [L6]; partner a sleeper's [L4]
         // [L7] relaxed; ordered after [L2] by the fence pair [L6]/[L4].
         if (sleepers_.load(std::memory_order_relaxed) != 0) Ops::wake_one(state_);
-#if BCAST_TSAN
-        __tsan_mutex_post_unlock(this, 0);
-#endif
     }
-
-private:
-    // TSan's flag values (<sanitizer/tsan_interface.h>: __tsan_mutex_try_lock, __tsan_mutex_try_lock_failed).
-    static constexpr unsigned tsan_try_lock = 1U << 4;
-    static constexpr unsigned tsan_try_lock_failed = 1U << 5;
-    static constexpr std::uint32_t unlocked = 0;
-    static constexpr std::uint32_t locked = 1;
 
     [[gnu::noinline]] void lock_contended() noexcept {
         // Back-off first, as bcast's futex lock: a send's critical section is a
@@ -125,8 +87,7 @@ private:
         sleepers_.fetch_sub(1, std::memory_order_relaxed); // a count for [L7]; a stale one only wakes in vain
     }
 
-    typename Ops::template atomic<std::uint32_t> state_{unlocked}; // 0 unlocked, 1 locked
-    typename Ops::template atomic<std::uint32_t> sleepers_{0};     // threads between [L3] and the lock
+    typename Ops::template atomic<std::uint32_t> sleepers_{0}; // threads between [L3] and the lock
     // The fence pair's word where there is no membarrier (platform.hpp).
     typename Ops::template atomic<std::uint64_t> fence_word_{0};
     [[no_unique_address]] const Fences fences_{};
