@@ -6,270 +6,56 @@
 // receivers than cores, overflow off and on, small rings that wrap, sleepers
 // on both sides, and a chaos thread that copies, creates, deactivates and
 // drops receivers while growing and shrinking the ring and flipping overflow.
-// What must hold, whatever the interleaving:
-// - order (R-RECV-2): each receiver sees each sender's messages in order, and
-//   any two receivers agree on the order of the messages both received;
-// - complete-or-counted (R-OVF-2): a receiver that existed from the start
-//   received every message or counted it in an overflowed(n); with overflow
-//   off and no shrink, nothing is lost;
-// - no hang (R-WAKE-1): the watchdog fails a round that stops making progress.
+// The rounds and what they check (order, complete-or-counted, no torn copy,
+// no hang) are channel_rounds.hpp's, the same for the reference channel
+// (stress_tests.cpp); the shapes below are bcast::fast's.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdint>
-#include <random>
-#include <thread>
-#include <unordered_map>
-#include <vector>
+#include <cstddef>
 
 #include <bcast/fast.hpp>
 
-#include "stress_harness.hpp"
+#include "channel_rounds.hpp"
 
 namespace bcast::stress {
 namespace {
 
-constexpr std::uint64_t sender_stride = 1'000'000'000;
-
-using fast_sender = fast::sender<std::uint64_t>;
-using fast_receiver = fast::receiver<std::uint64_t>;
-
-struct log {
-    std::vector<std::uint64_t> values;
-    std::uint64_t missed = 0;
+struct fast_family {
+    static constexpr const char* name = "bcast::fast";
+    template <class T>
+    static auto channel(std::size_t capacity) {
+        return fast::channel<T>(capacity);
+    }
 };
-
-// Reads until closed, checking per-sender order as it goes; every `pause_every`
-// messages it yields, so that senders overtake it and it lags (overflow mode).
-log drain(fast_receiver& rx, std::size_t senders, call_slot& slot, std::int64_t id, unsigned pause_every) {
-    log seen;
-    std::vector<std::int64_t> last(senders, -1);
-    for (unsigned k = 1;; ++k) {
-        slot.enter("recv()", "on receiver #", id);
-        auto got = rx.recv();
-        slot.leave();
-        slot.progress();
-        if (!got) {
-            if (got.error().code == recv_errc::closed) return seen;
-            EXPECT_EQ(got.error().code, recv_errc::overflowed);
-            EXPECT_GT(got.error().missed, 0u);
-            seen.missed += got.error().missed;
-            continue;
-        }
-        const std::uint64_t value = *got;
-        const auto from = static_cast<std::size_t>(value / sender_stride);
-        const auto sequence = static_cast<std::int64_t>(value % sender_stride);
-        EXPECT_LT(from, senders) << "a value no sender sent: a torn copy";
-        if (from >= senders) continue;
-        EXPECT_GT(sequence, last[from]) << "sender " << from << "'s messages out of order";
-        last[from] = sequence;
-        seen.values.push_back(value);
-        if (pause_every != 0 && k % pause_every == 0) std::this_thread::yield();
-    }
-}
-
-// Every value both logs contain appears in the same relative order.
-void expect_same_order(const log& first, const log& second) {
-    std::unordered_map<std::uint64_t, std::size_t> index;
-    for (std::size_t k = 0; k < first.values.size(); ++k) index[first.values[k]] = k;
-    std::size_t previous = 0;
-    bool any = false;
-    for (std::uint64_t value : second.values) {
-        auto found = index.find(value);
-        if (found == index.end()) continue;
-        if (any) {
-            EXPECT_GT(found->second, previous) << "receivers disagree on the order of " << value;
-        }
-        previous = found->second;
-        any = true;
-    }
-}
-
-struct round_shape {
-    std::size_t senders;
-    std::size_t readers;
-    std::size_t capacity;
-    int per_sender;
-    bool overflow;
-    bool chaos;
-    unsigned reader_pause_every; // 0: readers never yield on their own
-};
-
-void run_round(const round_shape& shape) {
-    // Named, not structured bindings: clang 14 cannot capture those in lambdas.
-    auto ends = fast::channel<std::uint64_t>(shape.capacity);
-    fast_sender& tx = ends.first;
-    fast_receiver& rx = ends.second;
-    tx.set_overflow(shape.overflow);
-    std::vector<fast_receiver> readers;
-    for (std::size_t k = 1; k < shape.readers; ++k) readers.push_back(rx);
-    readers.push_back(std::move(rx));
-    std::atomic<bool> sending_done{false};
-
-    call_slots slots;
-    for (std::size_t k = 0; k < shape.senders; ++k) slots.emplace_back("sender thread " + std::to_string(k), "messages sent");
-    for (std::size_t k = 0; k < shape.readers; ++k) slots.emplace_back("reader thread " + std::to_string(k), "answers received");
-    call_slot& chaos_slot = slots.emplace_back("chaos thread", "changes (not progress: never counted)");
-    call_slot& main_slot = slots.emplace_back("main thread", "threads joined");
-    auto observer = readers.front().new_receiver().deactivate(); // for the watchdog's report; receives nothing
-    watchdog dog(
-        slots, [&observer] { return channel_state_of(observer); },
-        "fast round(senders=" + std::to_string(shape.senders) + ", readers=" + std::to_string(shape.readers) +
-            ", capacity=" + std::to_string(shape.capacity) + ", overflow=" + (shape.overflow ? "on" : "off") +
-            ", chaos=" + (shape.chaos ? "on" : "off") + ")");
-
-    std::vector<std::thread> threads;
-    std::vector<fast_sender> sender_handles(shape.senders, tx);
-    { fast_sender dropped = std::move(tx); } // the threads' copies keep it open
-    for (std::size_t k = 0; k < shape.senders; ++k) {
-        threads.emplace_back([&, k, own = std::move(sender_handles[k])]() mutable {
-            call_slot& slot = slots[k];
-            for (int i = 0; i < shape.per_sender; ++i) {
-                slot.enter("broadcast()", "with message ", i);
-                auto sent = own.broadcast(k * sender_stride + static_cast<std::uint64_t>(i));
-                slot.leave();
-                slot.progress();
-                EXPECT_TRUE(sent.has_value()) << sent.error();
-                if (sent && sent->has_value()) { // evicted: a whole message some sender sent (R-OVF-1)
-                    EXPECT_LT(**sent / sender_stride, shape.senders);
-                }
-            }
-            { fast_sender dropped = std::move(own); } // the last sender to finish closes the channel (R-CLOSE-2)
-            slot.finish();
-        });
-    }
-    std::thread chaos_thread;
-    if (shape.chaos) {
-        chaos_thread = std::thread([&, spare = observer.activate_cloned()]() mutable {
-            volatile std::size_t queue_length_seen = 0; // TSan must see the query's reads
-            std::mt19937 random(12345);
-            while (!sending_done.load(std::memory_order_relaxed)) {
-                chaos_slot.enter("a change of receivers or settings");
-                switch (random() % 7) {
-                case 0: spare.set_overflow(random() % 2 == 0); break;
-                case 1: spare.set_capacity(1 + random() % 16); break; // grows rings past 1, 2, 4, 8, 16 slots, shrinks
-                case 2: {
-                    fast_receiver copy = spare;
-                    static_cast<void>(copy.try_recv());
-                } break;
-                case 3: spare = std::move(spare).deactivate().activate(); break;
-                case 4:
-                    static_cast<void>(spare.try_recv());
-                    queue_length_seen = spare.len();
-                    break;
-                case 5: {
-                    auto parked = spare.new_receiver().deactivate();
-                    auto back = parked.activate_cloned();
-                } break;
-                case 6: static_cast<void>(spare.unread() + spare.missed()); break;
-                }
-            }
-            EXPECT_LE(queue_length_seen, 16u); // len() <= capacity() <= 16 (R-CAP-3)
-            chaos_slot.enter("recv() until closed on the spare receiver");
-            while (spare.recv() || !spare.is_closed()) {} // release what it holds so senders never wait on it
-            chaos_slot.finish();
-        });
-    }
-
-    std::vector<log> logs(shape.readers);
-    std::vector<std::thread> reader_threads;
-    for (std::size_t k = 0; k < shape.readers; ++k) {
-        reader_threads.emplace_back([&, k] {
-            call_slot& slot = slots[shape.senders + k];
-            logs[k] = drain(readers[k], shape.senders, slot, static_cast<std::int64_t>(k),
-                            k == 0 ? shape.reader_pause_every : 0);
-            slot.finish();
-        });
-    }
-    main_slot.enter("join() of the sender threads");
-    for (auto& thread : threads) thread.join();
-    sending_done = true;
-    main_slot.enter("join() of the chaos and reader threads");
-    if (shape.chaos) chaos_thread.join();
-    for (auto& thread : reader_threads) thread.join();
-    main_slot.finish();
-
-    const std::uint64_t sent = shape.senders * static_cast<std::uint64_t>(shape.per_sender);
-    for (std::size_t k = 0; k < shape.readers; ++k) {
-        EXPECT_EQ(logs[k].values.size() + logs[k].missed, sent) << "reader " << k;
-        if (k > 0) expect_same_order(logs[0], logs[k]);
-    }
-    if (!shape.overflow && !shape.chaos) { // nothing can be lost without overflow or shrinks
-        for (std::size_t k = 0; k < shape.readers; ++k) {
-            EXPECT_EQ(logs[k].missed, 0u);
-            EXPECT_EQ(logs[k].values, logs[0].values);
-        }
-    }
-}
 
 TEST(fast_stress, senders_and_more_readers_than_cores_lose_nothing_and_agree_on_order) { // R-RECV-2, R-SEND-3
     for (budget rounds; rounds.another() && !::testing::Test::HasFailure();) {
-        run_round({.senders = 3, .readers = 4, .capacity = 4, .per_sender = 10000, .overflow = false, .chaos = false, .reader_pause_every = 0});
+        run_round<fast_family>({.senders = 3, .readers = 4, .capacity = 4, .per_sender = 10000, .overflow = false, .chaos = false, .reader_pause_every = 0});
     }
 }
 
 TEST(fast_stress, one_slot_ring_with_sleepers_on_both_sides_loses_no_wakeup) { // R-WAKE-1
     for (budget rounds; rounds.another() && !::testing::Test::HasFailure();) {
-        run_round({.senders = 2, .readers = 3, .capacity = 1, .per_sender = 5000, .overflow = false, .chaos = false, .reader_pause_every = 0});
+        run_round<fast_family>({.senders = 2, .readers = 3, .capacity = 1, .per_sender = 5000, .overflow = false, .chaos = false, .reader_pause_every = 0});
     }
 }
 
 TEST(fast_stress, overflow_with_a_lagging_reader_counts_every_eviction_exactly) { // R-OVF-1, R-OVF-2
     for (budget rounds; rounds.another() && !::testing::Test::HasFailure();) {
-        run_round({.senders = 3, .readers = 3, .capacity = 2, .per_sender = 10000, .overflow = true, .chaos = false, .reader_pause_every = 7});
+        run_round<fast_family>({.senders = 3, .readers = 3, .capacity = 2, .per_sender = 10000, .overflow = true, .chaos = false, .reader_pause_every = 7});
     }
 }
 
 TEST(fast_stress, churn_of_receivers_rings_and_overflow_keeps_order_and_counts) { // R-LIFE-1, R-CAP-3, R-OVF-2
     for (budget rounds; rounds.another() && !::testing::Test::HasFailure();) {
-        run_round({.senders = 2, .readers = 2, .capacity = 4, .per_sender = 10000, .overflow = false, .chaos = true, .reader_pause_every = 5});
+        run_round<fast_family>({.senders = 2, .readers = 2, .capacity = 4, .per_sender = 10000, .overflow = false, .chaos = true, .reader_pause_every = 5});
     }
 }
 
 // Timed calls racing the events that end them: a timed-out call hands its
 // message back or consumed nothing, and nothing is lost (R-SEND-4, R-RECV-5).
 TEST(fast_stress, timed_calls_racing_their_events_lose_nothing) {
-    using namespace std::chrono_literals;
-    for (budget rounds; rounds.another() && !::testing::Test::HasFailure();) {
-        auto ends = fast::channel<int>(1);
-        auto& tx = ends.first;
-        auto& rx = ends.second;
-        constexpr int count = 2000;
-        call_slots slots;
-        call_slot& producing = slots.emplace_back("producer thread", "messages sent");
-        call_slot& consuming = slots.emplace_back("main thread (consumer)", "messages received");
-        watchdog dog(
-            slots, [&rx] { return channel_state_of(rx); }, "fast timed calls");
-        std::thread producer([&tx, &producing] {
-            for (int i = 0; i < count;) {
-                producing.enter("broadcast_for(50us)", "with message ", i);
-                auto sent = tx.broadcast_for(i, 50us);
-                producing.leave();
-                if (sent) {
-                    ++i;
-                    producing.progress();
-                } else {
-                    EXPECT_EQ(sent.error(), (send_error<int>{send_errc::timed_out, i})); // handed back: retry it
-                }
-            }
-        });
-        int expected = 0;
-        while (expected < count) {
-            consuming.enter("recv_for(50us)", "on receiver #", 0);
-            auto got = rx.recv_for(50us);
-            consuming.leave();
-            if (!got) {
-                EXPECT_EQ(got.error().code, recv_errc::timed_out);
-                continue;
-            }
-            EXPECT_EQ(*got, expected);
-            ++expected;
-            consuming.progress();
-        }
-        consuming.enter("join() of the producer thread");
-        producer.join();
-        consuming.finish();
-    }
+    for (budget rounds; rounds.another() && !::testing::Test::HasFailure();) run_timed_calls_round<fast_family>();
 }
 
 } // namespace
