@@ -4,7 +4,9 @@
 
   check_docs.py counts   [options]   every count the pages state ("44 typed
       conformance tests", "127 searches", "25 mutants", ...) equals the count
-      derived now from the code and the built binaries; a source file's length
+      derived now from the code and the built binaries, and a number before a
+      counted noun (mutants, suites, searches, ...) that no phrase derives fails
+      unless NOT_COUNTS says why it is not a count; a source file's length
       stated as "`path` (..., N lines)" is its line count; every source reference
       `file.hpp(N)` or `file:N` still points at what its line quotes; every rule
       ID a page names exists in spec/rules.md.
@@ -57,6 +59,8 @@ COUNT_PHRASES = [
     (NUM + r" in bcast's own lock", "lock_mutants"),
     (NUM + r" (?:seeded bugs )?that mutants\.py lists for it(?= \(HISTORIES\))", "history_mutants"),
     (NUM + r" of the channel's own concurrency mutants", "channel_concurrency_mutants"),
+    (NUM + r" of the suites are on `bcast::fast", "fast_relacy_suites"),
+    (NUM + r" seeded bugs caught on real threads", "history_mutants"),
     (NUM + r" (?:seeded )?mutants", "mutants"),
     (NUM + r" (?:semantic|single-threaded) mutants", "property_mutants"),
     (NUM + r" of them are observable single-threaded", "property_mutants"),
@@ -70,6 +74,19 @@ COUNT_PHRASES = [
     (NUM + r" s (?:on every CI run|of libFuzzer)", "fuzz_seconds"),
     (r"(?:fuzzes|runs it) for " + NUM + r" s", "fuzz_seconds"),
 ]
+# A number before one of these nouns is a count of something the code has: a
+# phrase above must derive it, or NOT_COUNTS must say why it is not one. So a
+# count written a new way fails the check instead of passing unread.
+COUNTED_NOUNS = re.compile(r"(?i)(?<![\w.])" + NUM + r" (?:[\w`'’:-]+ ){0,2}?"
+                           r"(mutants|seeded bugs|suites|searches|conformance tests|properties|rules)\b")
+NOT_COUNTS = {  # the text matched, lower case: why it is not a count to derive
+    "one of the mutants": "one named mutant, not a count",
+    "two wake mutants": "a named pair (the programs of two named mutants)",
+    "35 channel mutants": "the table of a dated run, kept as that run's figure",
+    "two seeded bugs": "what the first version of a checker caught, a dated result",
+    "one list of searches": "the one registry, not a count",
+    "six of the mutants": "a dated finding; the six are named in the same sentence",
+}
 # "2–4 threads" states the range of the Relacy searches' thread counts.
 RANGES = [(re.compile(r"(\d)\s*(?:–|-|to)\s*(\d) threads"), "threads", "threads"),
           (re.compile(r"(\d)\s*(?:–|-|to)\s*(\d) preemptions"), "preemptions", "preemptions")]
@@ -173,7 +190,8 @@ class Counts:
         if fuzz:
             v["fuzz_seconds"] = (int(fuzz.group(1)), "BCAST_FUZZ_SECONDS in property_tests/CMakeLists.txt")
 
-        keys = ["relacy_suites", "relacy_searches", "threads", "preemptions", "thorough_preemptions"]
+        keys = ["relacy_suites", "fast_relacy_suites", "relacy_searches", "threads", "preemptions",
+                "thorough_preemptions"]
         if self.binary(a.relacy, keys, "bcast_relacy"):
             lines = [l for l in run([a.relacy, "--list"]).stdout.splitlines() if l.strip()]
             suites = {re.sub(r"\+(close|until)$", "", l.split()[0]) for l in lines}
@@ -187,6 +205,8 @@ class Counts:
                 v["thorough_preemptions"] = (max(deep), "bound= in bcast_relacy --list --thorough")
             v["relacy_searches"] = (len(lines), "bcast_relacy --list (one line per search)")
             v["relacy_suites"] = (len(suites), "bcast_relacy --list (first word, less +close/+until)")
+            v["fast_relacy_suites"] = (sum(1 for name in suites if name.startswith("fast_")),
+                                       "bcast_relacy --list (suites named fast_*)")
             if threads:
                 v["threads"] = ((min(threads), max(threads)), "threads= in bcast_relacy --list")
 
@@ -265,6 +285,11 @@ def check_counts(args, problems):
                         if stated != real:
                             problems.append(f"{rel}:{n}: states {stated} ({m.group(0)!r}), "
                                             f"the code has {real} ({source})")
+            for m in COUNTED_NOUNS.finditer(line):
+                if any(s <= m.start() < e for s, e in taken) or m.group(0).lower() in NOT_COUNTS:
+                    continue
+                problems.append(f"{rel}:{n}: states a count no check derives ({m.group(0)!r}): add its phrase "
+                                f"to COUNT_PHRASES with a source in check_docs.py, or to NOT_COUNTS with why")
             for regex, key, what in RANGES:
                 for m in regex.finditer(line):
                     if key in v:
