@@ -26,7 +26,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 
 LOCKED = re.compile(r"^\s*([0-9a-f]+):\s+(lock\b.*|xchg\w*\s+.*\(.*)$")

@@ -8,7 +8,10 @@
 #   style.spdx          every tracked source file carries the licence line
 #                       (run_spdx_check.cmake; needs a git checkout to list them);
 #   style.clang_tidy    clang-tidy-14 with the root .clang-tidy on one generated
-#                       translation unit that includes every impl/ header.
+#                       translation unit that includes every impl/ header;
+#   style.python        every tracked Python file compiles, uses its imports and
+#                       defines each module-level name once (lint_python.py,
+#                       the standard library only).
 # Each is skipped, with a status line, when its tool is missing (Debian:
 # clang-format, clang-tidy). Both are version-pinned: another version formats
 # and warns differently, so its verdict would not be this project's.
@@ -18,8 +21,14 @@ if(GIT_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/.git)
         COMMAND ${CMAKE_COMMAND} -DGIT_EXECUTABLE=${GIT_EXECUTABLE} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
             -P ${CMAKE_CURRENT_LIST_DIR}/run_spdx_check.cmake)
     set_tests_properties(style.spdx PROPERTIES LABELS "style")
+    find_package(Python3 COMPONENTS Interpreter QUIET)
+    if(Python3_Interpreter_FOUND)
+        add_test(NAME style.python
+            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/lint_python.py ${PROJECT_SOURCE_DIR})
+        set_tests_properties(style.python PROPERTIES LABELS "style" TIMEOUT 60)
+    endif()
 else()
-    message(STATUS "bcast: not a git checkout; style.spdx skipped")
+    message(STATUS "bcast: not a git checkout; style.spdx and style.python skipped")
 endif()
 
 find_program(BCAST_CLANG_FORMAT NAMES clang-format-14)
