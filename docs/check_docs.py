@@ -81,6 +81,7 @@ COUNTED_NOUNS = re.compile(r"(?i)(?<![\w.])" + NUM + r" (?:[\w`'’:-]+ ){0,2}?"
                            r"(mutants|seeded bugs|suites|searches|conformance tests|properties|rules)\b")
 NOT_COUNTS = {  # the text matched, lower case: why it is not a count to derive
     "one of the mutants": "one named mutant, not a count",
+    "one of bcast's mutants": "one named mutant (the walkthrough's), not a count",
     "two wake mutants": "a named pair (the programs of two named mutants)",
     "35 channel mutants": "the table of a dated run, kept as that run's figure",
     "two seeded bugs": "what the first version of a checker caught, a dated result",
