@@ -662,7 +662,7 @@ def parse_args():
                     help=f"--checker {HISTORIES}: at most this many histories per mutant (seed 1)")
     ap.add_argument("--control-histories", type=int, default=None,
                     help=f"--checker {HISTORIES}: the unmutated code records this many (default: --histories; "
-                         "ctest's histories.mutants takes fewer, as histories.reference_is_linearizable "
+                         "ctest's histories.mutants takes fewer, as histories.std_primitives_is_linearizable "
                          "records the full run on the same code)")
     ap.add_argument("--budget", type=int, default=1000,
                     help=f"--checker {GENERATED}: at most this many generated scenarios per mutant (seed 1 on)")

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The rounds of the real-thread stress tests, written once for every channel
-// family with bcast's handle API: stress_tests.cpp runs them on bcast::channel,
-// fast_stress_tests.cpp on bcast::fast::channel. A family is a type with
-// `template <class T> static auto channel(std::size_t capacity)` returning
-// the (sender, receiver) pair, and a `name` for the watchdog's report.
+// family with bcast's handle API: stress_tests.cpp runs each round on every
+// registered family (bcast/spec/families.def). A round opens the family's real
+// channel through its adapter's handles (`open(capacity)`, the (sender,
+// receiver) pair) and names it by the family's `implementation` in the
+// watchdog's report.
 //
 // A round: several senders, readers that read to the end, optionally overflow,
 // a reader that lags, and a chaos thread that copies, creates, deactivates,
@@ -38,6 +39,12 @@ namespace bcast::stress {
 
 // Sender k sends k * sender_stride + i, so a value says who sent it and when.
 constexpr std::uint64_t sender_stride = 1'000'000'000;
+
+// The family's own channel, not its adapter: the threads hold real handles.
+template <class Family, class T>
+auto open_channel(std::size_t capacity) {
+    return Family::template channel<T>::handles::open(capacity);
+}
 
 struct reader_log {
     std::vector<std::uint64_t> values;
@@ -107,11 +114,11 @@ constexpr std::size_t chaos_max_capacity = 16;
 
 template <class Family>
 void run_round(const round_shape& shape) {
-    using ends_type = decltype(Family::template channel<std::uint64_t>(1));
+    using ends_type = decltype(open_channel<Family, std::uint64_t>(1));
     using sender_type = typename ends_type::first_type;
     using receiver_type = typename ends_type::second_type;
     // Named, not structured bindings: clang 14 cannot capture those in lambdas.
-    auto ends = Family::template channel<std::uint64_t>(shape.capacity);
+    auto ends = open_channel<Family, std::uint64_t>(shape.capacity);
     sender_type& tx = ends.first;
     receiver_type& rx = ends.second;
     tx.set_overflow(shape.overflow);
@@ -129,7 +136,7 @@ void run_round(const round_shape& shape) {
     auto observer = readers.front().new_receiver().deactivate(); // for the watchdog's report; receives nothing
     watchdog dog(
         slots, [&observer] { return channel_state_of(observer); },
-        std::string(Family::name) + " round(senders=" + std::to_string(shape.senders) +
+        std::string(Family::implementation) + " round(senders=" + std::to_string(shape.senders) +
             ", readers=" + std::to_string(shape.readers) + ", capacity=" + std::to_string(shape.capacity) +
             ", overflow=" + (shape.overflow ? "on" : "off") + ", chaos=" + (shape.chaos ? "on" : "off") + ")");
 
@@ -225,7 +232,7 @@ void run_round(const round_shape& shape) {
 template <class Family>
 void run_timed_calls_round() {
     using namespace std::chrono_literals;
-    auto ends = Family::template channel<int>(1);
+    auto ends = open_channel<Family, int>(1);
     auto& tx = ends.first;
     auto& rx = ends.second;
     constexpr int count = 2000;
@@ -233,7 +240,7 @@ void run_timed_calls_round() {
     call_slot& producing = slots.emplace_back("producer thread", "messages sent");
     call_slot& consuming = slots.emplace_back("main thread (consumer)", "messages received");
     watchdog dog(
-        slots, [&rx] { return channel_state_of(rx); }, std::string(Family::name) + " timed calls");
+        slots, [&rx] { return channel_state_of(rx); }, std::string(Family::implementation) + " timed calls");
     std::thread producer([&tx, &producing] {
         for (int i = 0; i < count;) {
             producing.enter("broadcast_for(50us)", "with message ", i);

@@ -3,7 +3,8 @@
 //
 //   bcast-trace generate [--seed S] [--count N] [--target bcast|async-broadcast]
 //                        [--profile NAME]... [--max-steps K] [-o FILE]
-//   bcast-trace replay TRACES [-o RESULTS] [--block-ms MS]   on bcast's own channel;
+//   bcast-trace replay TRACES [-o RESULTS] [--block-ms MS] [--channel FAMILY]
+//                        on bcast's channel, or another registered family;
 //                        a blocking call that waits MS (default 5000) answers "blocked"
 //   bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']
 //   bcast-trace divergences [--check docs/traces.md]
@@ -75,7 +76,7 @@ struct usage_error : std::runtime_error {
 constexpr const char* usage_text =
     "usage:\n"
     "  bcast-trace generate [--seed S] [--count N] [--target bcast|async-broadcast] [--profile NAME]... [--max-steps K] [-o FILE]\n"
-    "  bcast-trace replay TRACES [-o RESULTS] [--block-ms MS]\n"
+    "  bcast-trace replay TRACES [-o RESULTS] [--block-ms MS] [--channel reference|FAMILY]\n"
     "  bcast-trace check TRACES RESULTS [--strict] [--show N] [--minimise-with 'CMD']\n"
     "  bcast-trace divergences [--check FILE]\n"
     "  bcast-trace operations\n"
@@ -148,21 +149,43 @@ int generate_command(const std::vector<std::string>& args) {
     return 0;
 }
 
+// ---- the families of --channel -------------------------------------------------
+
+// Calls fn.template operator()<Family>() for the registered family
+// (bcast/spec/families.def) named `name`, `reference` being std_primitives'
+// other name, and returns what it returns; a usage error names the choices.
+template <class Fn>
+int with_family(const std::string& name, Fn&& fn) {
+    std::optional<int> status;
+    std::string names = "reference";
+    spec::registered_families::for_each([&]<class Family>() {
+        names += ", " + std::string(Family::name);
+        const bool reference = std::is_same_v<Family, spec::std_plain_family>;
+        if (!status && (name == Family::name || (reference && name == "reference")))
+            status = fn.template operator()<Family>();
+    });
+    if (!status) throw usage_error("--channel must be one of: " + names + " (not '" + name + "')");
+    return *status;
+}
+
 // ---- replay -------------------------------------------------------------------
 
 int replay_command(const std::vector<std::string>& args) {
-    std::string in, out;
+    std::string in, out, channel = "reference";
     std::chrono::milliseconds bound(5000);
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "-o" && i + 1 < args.size()) out = args[++i];
         else if (args[i] == "--block-ms" && i + 1 < args.size()) bound = std::chrono::milliseconds(std::stoul(args[++i]));
+        else if (args[i] == "--channel" && i + 1 < args.size()) channel = args[++i];
         else if (in.empty()) in = args[i];
         else throw usage_error("replay: unexpected argument " + args[i]);
     }
     if (in.empty()) throw usage_error("replay needs a trace file");
     const std::vector<trace> traces = read_file(in);
-    write_all(replay<bcast::spec::channel_adapter<int>>(traces, in, "bcast", bound), out);
-    return 0;
+    return with_family(channel, [&]<class Family>() {
+        write_all(replay<typename Family::template channel<int>>(traces, in, "bcast", bound), out);
+        return 0;
+    });
 }
 
 // ---- check --------------------------------------------------------------------
@@ -395,19 +418,10 @@ int record_command(const std::vector<std::string>& args) {
     }
     check_program_options(options);
     if (request.parallel < 1 || request.parallel > 64) throw usage_error("--parallel must be 1..64");
-    std::optional<int> status;
-    spec::registered_families::for_each([&]<class Family>() {
-        const bool reference = std::is_same_v<Family, spec::std_plain_family>; // also called "reference"
-        if (status || (request.channel != Family::name && !(reference && request.channel == "reference"))) return;
+    return with_family(request.channel, [&]<class Family>() {
         options.implementation = std::string(Family::implementation);
-        status = record_histories<typename Family::template channel<int>>(options, request);
+        return record_histories<typename Family::template channel<int>>(options, request);
     });
-    if (!status) {
-        std::string names = "reference";
-        spec::registered_families::for_each([&]<class Family>() { names += ", " + std::string(Family::name); });
-        throw usage_error("--channel must be one of: " + names);
-    }
-    return *status;
 }
 
 // Records request.count histories on Impl, checks each, and on the first
@@ -802,14 +816,9 @@ int drive_command(const std::vector<std::string>& args) {
 // serve --channel FAMILY: a driver (bcast/trace/driver.hpp) for a registered family.
 int serve_command(const std::vector<std::string>& args) {
     if (args.size() != 2 || args[0] != "--channel") throw usage_error("serve --channel FAMILY");
-    std::optional<int> status;
-    spec::registered_families::for_each([&]<class Family>() {
-        const bool reference = std::is_same_v<Family, spec::std_plain_family>; // also called "reference"
-        if (status || (args[1] != Family::name && !(reference && args[1] == "reference"))) return;
-        status = serve<typename Family::template channel<int>>(std::cin, std::cout, Family::implementation);
+    return with_family(args[1], [&]<class Family>() {
+        return serve<typename Family::template channel<int>>(std::cin, std::cout, Family::implementation);
     });
-    if (!status) throw usage_error("serve: no family named " + args[1]);
-    return *status;
 }
 
 } // namespace

@@ -3,11 +3,11 @@
 // one registry, bcast/spec/families.hpp, under the names the property tests
 // have always used. To check another implementation against the spec model,
 // write an adapter with the interface of bcast::spec::channel_adapter and a
-// family like those, and register the family with one
-// BCAST_CONFORMANCE_SUITE(Name, Family) line in a GoogleTest source:
-// src/properties.cpp for bcast's own (where a static_assert checks that every
-// registered family has its line), example/conformance_example.cpp for the
-// worked example of docs/conformance.md.
+// family like those, and either register the family in bcast's registry
+// (bcast/spec/families.def: src/properties.cpp instantiates the suite for every
+// line) or, outside bcast's tree, give it one BCAST_CONFORMANCE_SUITE(Name,
+// Family) line in a GoogleTest source, as example/conformance_example.cpp,
+// the worked example of docs/conformance.md, does.
 #pragma once
 
 #include <bcast/spec/families.hpp>

@@ -55,6 +55,9 @@ public:
     using sender_type = typename Handles::sender_type;
     using receiver_type = typename Handles::receiver_type;
     using inactive_type = typename Handles::inactive_type;
+    // The family's own handles, for the checks that drive the channel from
+    // threads of their own (the stress tests open it with handles::open).
+    using handles = Handles;
     // The rules the family diverges from, and why (spec/rules.md, "Profiles").
     static constexpr const conformance_profile& profile = Handles::profile;
 

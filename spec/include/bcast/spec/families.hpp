@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The implementation families: the one registry of what bcast checks against
-// the spec model. A family names one channel type per message type
-// (spec/conformance.hpp, `implementation_family`). Every tool that runs "each
-// implementation" iterates `registered_families`: the per-rule examples
-// (spec/tests/channel_types.hpp), bcast_replay and the fuzzer
-// (property_tests/), and the conformance suite's instantiations are checked
-// against it (property_tests/src/properties.cpp). A new family is its adapter
-// plus one line in the list at the end of this file.
+// The implementation families bcast checks against the spec model. A family
+// names one channel type per message type (spec/conformance.hpp,
+// `implementation_family`). The registry is families.def, one line per
+// family; every check that runs "each implementation" iterates it: the
+// per-rule examples (spec/tests/channel_types.hpp), the lockstep properties
+// (property_tests/src/properties.cpp), bcast_replay and the fuzzer, the
+// real-thread stress tests (model_tests/stress/stress_tests.cpp), the recorded
+// histories (one ctest per line, spec/traces/CMakeLists.txt) and
+// `bcast-trace record --channel`. A new family is its adapter (a Handles type,
+// channel_adapter.hpp), its family struct and one line in families.def.
 #pragma once
 
 #include <cstddef>
@@ -58,6 +60,19 @@ struct fast_family {
     using channel = fast_channel_adapter<T, fast::std_primitives>;
 };
 
+// The reference channel on the standard library's std::mutex and
+// std::condition_variable (bcast::std_lock) instead of bcast's futex lock
+// (on a platform without futexes that is the default, and this family is
+// std_plain_family again). Registered as the third family the registry's
+// promise is measured on: this struct and its line in families.def are all it
+// took to put it through every check above.
+struct std_lock_family {
+    static constexpr std::string_view name = "std_lock";
+    static constexpr std::string_view implementation = "bcast std_lock";
+    template <class T>
+    using channel = channel_adapter<T, basic_std_primitives<plain_position, std_lock>>;
+};
+
 // A list of families, and a way to run something for each.
 template <class... Families>
 struct family_list {
@@ -72,10 +87,32 @@ struct family_list {
     static_assert((implementation_family<Families> && ...), "each family meets spec/conformance.hpp");
 };
 
-// The registry: the families every sequential check runs (the per-rule
-// examples, the lockstep properties, the fuzzer, bcast_replay).
-using registered_families = family_list<std_plain_family, std_atomic_seq_cst_family, fast_family>;
+namespace detail {
+template <class Sentinel, class... Families>
+struct registry_after {
+    using type = family_list<Families...>;
+};
+template <class... Families>
+struct append_family;
+template <class... Families, class Extra>
+struct append_family<family_list<Families...>, Extra> {
+    using type = family_list<Families..., Extra>;
+};
+} // namespace detail
+
+// The registry (families.def), in its order: every check above runs these.
+#define BCAST_FAMILY(name_, type_) , type_
+using registered_families = detail::registry_after<void
+#include "families.def"
+                                                   >::type;
+#undef BCAST_FAMILY
+// The first column of families.def is each family's name.
+#define BCAST_FAMILY(name_, type_) \
+    static_assert(type_::name == #name_, "families.def: the first column of a line is its family's name");
+#include "families.def"
+#undef BCAST_FAMILY
+
 // bcast_replay also replays under the relaxed position policy.
-using replayed_families = family_list<std_plain_family, std_atomic_seq_cst_family, std_atomic_relaxed_family, fast_family>;
+using replayed_families = detail::append_family<registered_families, std_atomic_relaxed_family>::type;
 
 } // namespace bcast::spec
