@@ -3,10 +3,11 @@
 // Benchmark) and the instruction-count binary (bcast_counts, callgrind), so
 // both measure exactly the same loop.
 //
-// * single_thread_case: async-broadcast's benches/broadcast_bench.rs. One
-//   thread, capacity 1, one sender and N receivers; one iteration broadcasts a
-//   std::uint64_t and every receiver receives it. Nothing ever waits: the
-//   previous iteration drained the channel.
+// * single_case (single_thread_case on the reference channel):
+//   async-broadcast's benches/broadcast_bench.rs. One thread, capacity 1, one
+//   sender and N receivers; one iteration broadcasts a std::uint64_t and every
+//   receiver receives it. Nothing ever waits: the previous iteration drained
+//   the channel.
 // * run_fanout: one sender thread and N receiver threads, blocking calls, no
 //   loss; every receiver checks that it got 0..M-1 in order.
 #pragma once
@@ -36,19 +37,22 @@ namespace bcast_bench {
 // Which calls an iteration makes: try_broadcast/try_recv, or the blocking
 // broadcast/recv (which never wait here, so they time the blocking path's
 // fast path).
-enum class calls { try_calls, blocking_calls };
+enum class calls { try_calls,
+                   blocking_calls };
 
 inline constexpr std::string_view calls_name(calls kind) {
     return kind == calls::try_calls ? "try" : "blocking";
 }
 
-// Upstream's shape. The extra receivers are copies of the first, made while
-// the queue is empty, as upstream clones r1: all sit at the tail.
-template <class Primitives>
-class single_thread_case {
+// Upstream's shape over any channel with bcast's handle API. The extra
+// receivers are copies of the first, made while the queue is empty, as
+// upstream clones r1: all sit at the tail.
+template <class Sender, class Receiver>
+class single_case {
 public:
-    explicit single_thread_case(std::size_t receiver_count) : single_thread_case(bcast::channel<std::uint64_t, Primitives>(1)) {
+    single_case(std::pair<Sender, Receiver> ends, std::size_t receiver_count) : sender_(std::move(ends.first)) {
         receivers_.reserve(receiver_count);
+        receivers_.push_back(std::move(ends.second));
         for (std::size_t k = 1; k < receiver_count; ++k) receivers_.push_back(receivers_.front());
     }
 
@@ -78,14 +82,21 @@ public:
     }
 
 private:
-    explicit single_thread_case(std::pair<bcast::sender<std::uint64_t, Primitives>, bcast::receiver<std::uint64_t, Primitives>> ends)
-        : sender_(std::move(ends.first)) {
-        receivers_.push_back(std::move(ends.second));
-    }
-
-    bcast::sender<std::uint64_t, Primitives> sender_;
-    std::vector<bcast::receiver<std::uint64_t, Primitives>> receivers_;
+    Sender sender_;
+    std::vector<Receiver> receivers_;
     std::uint64_t next_value_ = 0;
+};
+
+template <class Sender, class Receiver>
+single_case(std::pair<Sender, Receiver>, std::size_t) -> single_case<Sender, Receiver>;
+
+// The reference channel's single_case, capacity 1, on the given Primitives.
+template <class Primitives>
+class single_thread_case
+    : public single_case<bcast::sender<std::uint64_t, Primitives>, bcast::receiver<std::uint64_t, Primitives>> {
+public:
+    explicit single_thread_case(std::size_t receiver_count)
+        : single_thread_case::single_case(bcast::channel<std::uint64_t, Primitives>(1), receiver_count) {}
 };
 
 // User + system CPU seconds of the whole process (all threads).

@@ -3,7 +3,7 @@
 // the reference channel and bcast::fast through the very same loops, so
 // that a difference is the channels', not the harness's.
 //
-// * single_case: async-broadcast's benches/broadcast_bench.rs, as in cases.hpp.
+// * single_case (cases.hpp): async-broadcast's benches/broadcast_bench.rs.
 //   One thread, capacity 1, one sender and N receivers; an iteration broadcasts
 //   a std::uint64_t and every receiver receives it. Nothing ever waits.
 // * run_fanout: one sender thread and N receiver threads, blocking calls, no
@@ -26,7 +26,7 @@
 #include <bcast/fast.hpp>
 
 #include "bare_ring.hpp"
-#include "cases.hpp" // fail(), process_cpu_seconds(), fanout_result, leave_single_thread_mode()
+#include "cases.hpp" // single_case, fail(), process_cpu_seconds(), fanout_result, leave_single_thread_mode()
 
 #include <barrier>
 #include <chrono>
@@ -44,48 +44,6 @@
 #endif
 
 namespace bcast_bench {
-
-// Upstream's shape over any channel with bcast's handle API.
-template <class Sender, class Receiver>
-class single_case {
-public:
-    single_case(std::pair<Sender, Receiver> ends, std::size_t receiver_count) : sender_(std::move(ends.first)) {
-        receivers_.reserve(receiver_count);
-        receivers_.push_back(std::move(ends.second));
-        for (std::size_t k = 1; k < receiver_count; ++k) receivers_.push_back(receivers_.front());
-    }
-
-    template <calls Kind>
-    void iterate() {
-        if constexpr (Kind == calls::try_calls) {
-            if (!sender_.try_broadcast(next_value_)) fail("try_broadcast failed");
-            for (auto& receiver : receivers_) {
-                auto received = receiver.try_recv();
-                if (!received || *received != next_value_) fail("try_recv returned a wrong result");
-            }
-        } else {
-            if (!sender_.broadcast(next_value_)) fail("broadcast failed");
-            for (auto& receiver : receivers_) {
-                auto received = receiver.recv();
-                if (!received || *received != next_value_) fail("recv returned a wrong result");
-            }
-        }
-        ++next_value_;
-    }
-
-    template <calls Kind>
-    void run(std::uint64_t iterations) {
-        for (std::uint64_t k = 0; k < iterations; ++k) iterate<Kind>();
-    }
-
-private:
-    Sender sender_;
-    std::vector<Receiver> receivers_;
-    std::uint64_t next_value_ = 0;
-};
-
-template <class Sender, class Receiver>
-single_case(std::pair<Sender, Receiver>, std::size_t) -> single_case<Sender, Receiver>;
 
 // Pins threads to CPUs: the k-th thread to the k-th CPU of the affinity set
 // the process started with (taskset's), modulo its size. Does nothing when
