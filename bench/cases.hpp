@@ -8,8 +8,9 @@
 //   sender and N receivers; one iteration broadcasts a std::uint64_t and every
 //   receiver receives it. Nothing ever waits: the previous iteration drained
 //   the channel.
-// * run_fanout: one sender thread and N receiver threads, blocking calls, no
-//   loss; every receiver checks that it got 0..M-1 in order.
+// * run_fanout_on (run_fanout on the reference channel): one sender thread and
+//   N receiver threads, blocking calls, no loss; every receiver checks that it
+//   got 0..M-1 in order. Threads pinned to CPUs when asked (pinning).
 #pragma once
 
 #include <bcast/bcast.hpp>
@@ -24,6 +25,10 @@
 #include <thread>
 #include <utility>
 #include <vector>
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 namespace bcast_bench {
 
@@ -131,24 +136,62 @@ inline fanout_result timed_fanout(std::barrier<>& start, std::vector<std::thread
     return {wall.count(), cpu, delivered};
 }
 
+// Pins threads to CPUs: the k-th thread to the k-th CPU of the affinity set
+// the process started with (taskset's), modulo its size. Does nothing when
+// made with `enabled` false, or off Linux.
+class pinning {
+public:
+    explicit pinning(bool enabled) {
+#if defined(__linux__)
+        cpu_set_t allowed;
+        CPU_ZERO(&allowed);
+        if (enabled && sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+            for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+                if (CPU_ISSET(cpu, &allowed)) cpus_.push_back(cpu);
+            }
+        }
+#else
+        (void)enabled;
+#endif
+    }
+    // Called by the thread itself.
+    void pin(std::size_t k) const {
+#if defined(__linux__)
+        if (cpus_.empty()) return;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus_[k % cpus_.size()], &one);
+        if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0) fail("pthread_setaffinity_np failed");
+#else
+        (void)k;
+#endif
+    }
+
+private:
+    std::vector<int> cpus_;
+};
+
 // One sender thread broadcasts 0..messages-1 with the blocking call (it waits
 // while the channel is full: nothing is lost), then drops the only sender,
 // which closes the channel; each receiver thread drains it in order. Timed from
 // the moment every thread is started and waiting to the last join, so thread
-// creation is not counted.
-template <class Primitives = bcast::std_primitives>
-fanout_result run_fanout(std::size_t receiver_count, std::size_t capacity, std::uint64_t messages) {
-    auto [sender, first_receiver] = bcast::channel<std::uint64_t, Primitives>(capacity);
-    std::vector<bcast::receiver<std::uint64_t, Primitives>> receivers;
+// creation is not counted. Any channel with bcast's handle API; `ends` is a
+// new channel's (sender, receiver).
+template <class Sender, class Receiver>
+fanout_result run_fanout_on(std::pair<Sender, Receiver> ends, std::size_t receiver_count, std::uint64_t messages,
+                            const pinning& pins = pinning(false)) {
+    Sender sender = std::move(ends.first);
+    std::vector<Receiver> receivers;
     receivers.reserve(receiver_count);
-    for (std::size_t k = 1; k < receiver_count; ++k) receivers.push_back(first_receiver);
-    receivers.push_back(std::move(first_receiver));
+    for (std::size_t k = 1; k < receiver_count; ++k) receivers.push_back(ends.second);
+    receivers.push_back(std::move(ends.second));
 
     std::barrier start(static_cast<std::ptrdiff_t>(receiver_count + 2));
     std::vector<std::uint64_t> received(receiver_count, 0);
     std::vector<std::thread> threads;
     for (std::size_t k = 0; k < receiver_count; ++k) {
         threads.emplace_back([&, k, receiver = std::move(receivers[k])]() mutable {
+            pins.pin(k + 1);
             start.arrive_and_wait();
             std::uint64_t expected = 0;
             for (;;) {
@@ -164,6 +207,7 @@ fanout_result run_fanout(std::size_t receiver_count, std::size_t capacity, std::
         });
     }
     threads.emplace_back([&, sender = std::move(sender)]() mutable {
+        pins.pin(0);
         start.arrive_and_wait();
         for (std::uint64_t value = 0; value < messages; ++value) {
             if (!sender.broadcast(value)) fail("fan-out sender: broadcast failed");
@@ -172,6 +216,12 @@ fanout_result run_fanout(std::size_t receiver_count, std::size_t capacity, std::
     });
 
     return timed_fanout(start, threads, received, messages);
+}
+
+// The reference channel's fan-out, on the given Primitives.
+template <class Primitives = bcast::std_primitives>
+fanout_result run_fanout(std::size_t receiver_count, std::size_t capacity, std::uint64_t messages) {
+    return run_fanout_on(bcast::channel<std::uint64_t, Primitives>(capacity), receiver_count, messages);
 }
 
 // glibc 2.36 skips the atomic instructions of pthread_mutex_lock/unlock while

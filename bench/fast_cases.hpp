@@ -26,7 +26,7 @@
 #include <bcast/fast.hpp>
 
 #include "bare_ring.hpp"
-#include "cases.hpp" // single_case, fail(), process_cpu_seconds(), fanout_result, leave_single_thread_mode()
+#include "cases.hpp" // single_case, run_fanout_on, pinning, fail(), fanout_result, leave_single_thread_mode()
 
 #include <barrier>
 #include <chrono>
@@ -38,89 +38,8 @@
 #include <vector>
 
 #include <sys/resource.h>
-#if defined(__linux__)
-#include <pthread.h>
-#include <sched.h>
-#endif
 
 namespace bcast_bench {
-
-// Pins threads to CPUs: the k-th thread to the k-th CPU of the affinity set
-// the process started with (taskset's), modulo its size. Does nothing when
-// made with `enabled` false, or off Linux.
-class pinning {
-public:
-    explicit pinning(bool enabled) {
-#if defined(__linux__)
-        cpu_set_t allowed;
-        CPU_ZERO(&allowed);
-        if (enabled && sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
-            for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-                if (CPU_ISSET(cpu, &allowed)) cpus_.push_back(cpu);
-            }
-        }
-#else
-        (void)enabled;
-#endif
-    }
-    // Called by the thread itself.
-    void pin(std::size_t k) const {
-#if defined(__linux__)
-        if (cpus_.empty()) return;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpus_[k % cpus_.size()], &one);
-        if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0) fail("pthread_setaffinity_np failed");
-#else
-        (void)k;
-#endif
-    }
-
-private:
-    std::vector<int> cpus_;
-};
-
-// The fan-out of cases.hpp over any channel with bcast's handle API.
-template <class Sender, class Receiver>
-fanout_result run_fanout_on(std::pair<Sender, Receiver> ends, std::size_t receiver_count, std::uint64_t messages,
-                            const pinning& pins = pinning(false)) {
-    Sender sender = std::move(ends.first);
-    std::vector<Receiver> receivers;
-    receivers.reserve(receiver_count);
-    for (std::size_t k = 1; k < receiver_count; ++k) receivers.push_back(ends.second);
-    receivers.push_back(std::move(ends.second));
-
-    std::barrier start(static_cast<std::ptrdiff_t>(receiver_count + 2));
-    std::vector<std::uint64_t> received(receiver_count, 0);
-    std::vector<std::thread> threads;
-    for (std::size_t k = 0; k < receiver_count; ++k) {
-        threads.emplace_back([&, k, receiver = std::move(receivers[k])]() mutable {
-            pins.pin(k + 1);
-            start.arrive_and_wait();
-            std::uint64_t expected = 0;
-            for (;;) {
-                auto message = receiver.recv();
-                if (!message) {
-                    if (message.error().code != bcast::recv_errc::closed) fail("fan-out receiver: unexpected error");
-                    break;
-                }
-                if (*message != expected) fail("fan-out receiver: message out of order or lost");
-                ++expected;
-            }
-            received[k] = expected;
-        });
-    }
-    threads.emplace_back([&, sender = std::move(sender)]() mutable {
-        pins.pin(0);
-        start.arrive_and_wait();
-        for (std::uint64_t value = 0; value < messages; ++value) {
-            if (!sender.broadcast(value)) fail("fan-out sender: broadcast failed");
-        }
-        auto closing = std::move(sender); // the last sender going away closes the channel
-    });
-
-    return timed_fanout(start, threads, received, messages);
-}
 
 // The same fan-out over the bare ring: the same threads, barrier, clocks and
 // checks; no handles, no close (each receiver reads `messages` and stops).

@@ -7,7 +7,7 @@ build tree at build time, from the headers as they are, so it cannot drift;
 a replacement whose text is not found exactly once stops the build, naming
 it, instead of measuring something else.
 
-Every ablation keeps the fan-out of bench/fast_cases.hpp correct (one sender,
+Every ablation keeps the fan-out of bench/cases.hpp correct (one sender,
 no overflow, no capacity change, a close at the end), which the probe checks
 in every run; none of them is a correct channel in general.
 
