@@ -9,7 +9,9 @@
       unless NOT_COUNTS says why it is not a count; a source file's length
       stated as "`path` (..., N lines)" is its line count; every source reference
       `file.hpp(N)` or `file:N` still points at what its line quotes; every rule
-      ID a page names exists in spec/rules.md.
+      ID a page names exists in spec/rules.md; the rules spec/rules.md marks
+      **Divergence** are the rows of docs/semantics.md's table of deliberate
+      divergences, and docs/traces.md accounts for each (and for no other).
   check_docs.py commands [options]   every line of every ```sh / ```bash block
       runs, as written, from the repository root, with build/default/ mapped to
       the build tree under test; a line whose trailing comment starts with
@@ -568,6 +570,80 @@ def check_rule_ids(args, problems):
                         problems.append(f"{rel}:{n}: R-{m.group(1)}-{k} is not a rule of spec/rules.md")
 
 
+# ---- the divergences: one set, three pages -----------------------------------
+
+# spec/rules.md is normative: a rule whose bullet says **Divergence** is one of
+# bcast's deliberate differences from async-broadcast. docs/semantics.md's
+# table ("Deliberate divergences, and why") explains each of them, no more, no
+# fewer; docs/traces.md accounts for each, as a "divergence" row of the
+# checker's table or in the paragraph after it ("The other divergences"), and
+# has no "divergence" row whose rule is not marked. Each problem names a line.
+RULE_BULLET = re.compile(r"^- \*\*(R-[A-Z]+-\d+)\*\*")
+RULE_ID = re.compile(r"R-[A-Z]+-\d+")
+
+
+def marked_divergences(text):
+    """{rule: line} of the rules whose bullet (up to the next bullet or heading) says **Divergence."""
+    marked, current = {}, None
+    for n, line in enumerate(text.splitlines(), 1):
+        m = RULE_BULLET.match(line)
+        if m:
+            current = (m.group(1), n)
+        elif line.startswith(("- ", "#")):
+            current = None
+        if current and "**Divergence" in line:
+            marked.setdefault(*current)
+    return marked
+
+
+def table_after(text, heading):
+    """{rule: line} of the first column of the first table after the line that starts with `heading`."""
+    rows, seen = {}, False
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith(heading):
+            seen = True
+        elif seen and line.startswith("|"):
+            for rule in RULE_ID.findall(line.split("|")[1]):
+                rows.setdefault(rule, n)
+        elif seen and rows:
+            break
+    return rows
+
+
+def check_divergences(args, problems):
+    if "spec/rules.md" not in pages(args.repo):
+        return
+    rules = marked_divergences(read(args.repo, "spec/rules.md"))
+    semantics_text = read(args.repo, "docs/semantics.md")
+    explained = table_after(semantics_text, "**Deliberate divergences, and why:**")
+    if not explained:
+        problems.append("docs/semantics.md: no table after '**Deliberate divergences, and why:**'")
+    for rule in sorted(rules.keys() - explained.keys()):
+        problems.append(f"docs/semantics.md: {rule} is a divergence (spec/rules.md:{rules[rule]}) "
+                        "and has no row in the table of deliberate divergences")
+    for rule in sorted(explained.keys() - rules.keys()):
+        problems.append(f"docs/semantics.md:{explained[rule]}: {rule} is in the table of deliberate divergences "
+                        "but spec/rules.md does not mark it **Divergence**")
+    traced = {}
+    lines = read(args.repo, "docs/traces.md").splitlines()
+    for n, line in enumerate(lines, 1):
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 3 and RULE_ID.fullmatch(cells[1]) and cells[2] == "divergence":
+            if cells[1] not in rules:
+                problems.append(f"docs/traces.md:{n}: a divergence row for {cells[1]}, "
+                                "which spec/rules.md does not mark **Divergence**")
+            traced.setdefault(cells[1], n)
+        if line.startswith("The other divergences of `spec/rules.md`"):
+            for k in range(n - 1, len(lines)):
+                if not lines[k].strip():
+                    break
+                for rule in RULE_ID.findall(lines[k]):
+                    traced.setdefault(rule, k + 1)
+    for rule in sorted(rules.keys() - traced.keys()):
+        problems.append(f"docs/traces.md: {rule} is a divergence (spec/rules.md:{rules[rule]}) that neither "
+                        "the divergence table nor 'The other divergences' paragraph accounts for")
+
+
 # ---- commands: every ```sh / ```bash line runs -------------------------------
 
 NOT_RUN = re.compile(r"#\s*(slow|placeholder|needs)\b")
@@ -666,6 +742,7 @@ def main():
         check_counts(args, problems)
         check_references(args, problems)
         check_rule_ids(args, problems)
+        check_divergences(args, problems)
         check_links(args, problems)
         check_quotes(args, problems)
     else:
