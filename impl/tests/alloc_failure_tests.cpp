@@ -57,6 +57,8 @@
 #include <bcast_support/manual_scheduler.hpp>
 #include <bcast_support/task.hpp>
 
+#include "position_policies.hpp"
+
 namespace bcast::alloc_tests {
 namespace {
 
@@ -833,14 +835,7 @@ protected:
     }
 };
 
-using implementation_models = ::testing::Types<std_primitives, std_atomic_seq_cst_primitives>;
-struct model_name {
-    template <class P>
-    static std::string GetName(int) {
-        return std::is_same_v<P, std_primitives> ? "plain_position" : "atomic_position";
-    }
-};
-TYPED_TEST_SUITE(alloc_failure, implementation_models, model_name);
+TYPED_TEST_SUITE(alloc_failure, impl_tests::position_policies, impl_tests::position_policy_name);
 
 // ---- starting states -------------------------------------------------------------
 

@@ -32,9 +32,13 @@
 
 #include "channel_types.hpp" // overflowed(n), recv_failure(code)
 #include "counted.hpp"
+#include "position_policies.hpp"
 
-namespace bcast::spec_tests {
+namespace bcast::impl_tests {
 namespace {
+
+using spec_tests::overflowed;
+using spec_tests::recv_failure;
 
 using bcast_support::manual_scheduler; // stores completed coroutines: the test resumes them (R-ASYNC-3)
 using bcast_support::task;
@@ -75,16 +79,7 @@ protected:
     static void fill(const tx_type& tx, int value) { ASSERT_TRUE(tx.try_broadcast(value).has_value()); }
 };
 
-using implementation_models = ::testing::Types<std_primitives, std_atomic_seq_cst_primitives>;
-
-struct model_name {
-    template <class Primitives>
-    static std::string GetName(int) {
-        return std::is_same_v<Primitives, std_primitives> ? "plain_position" : "atomic_position";
-    }
-};
-
-TYPED_TEST_SUITE(async_operations, implementation_models, model_name);
+TYPED_TEST_SUITE(async_operations, position_policies, position_policy_name);
 
 // ---- answers that need no wait (R-ASYNC-1) ------------------------------------
 //
@@ -631,7 +626,7 @@ protected:
     void SetUp() override { counted::reset(); }
     void TearDown() override { EXPECT_EQ(counted::live, 0) << "a message object leaked or died twice"; }
 };
-TYPED_TEST_SUITE(async_lifetimes, implementation_models, model_name);
+TYPED_TEST_SUITE(async_lifetimes, position_policies, position_policy_name);
 
 TYPED_TEST(async_lifetimes, destroying_a_task_suspended_in_async_recv_unlinks_it) { // R-ASYNC-5, R-MSG-2
     auto [tx, rx] = channel<counted, TypeParam>(1);
@@ -703,7 +698,7 @@ struct disarm {
 
 template <class Primitives>
 class async_exceptions : public ::testing::Test {};
-TYPED_TEST_SUITE(async_exceptions, implementation_models, model_name);
+TYPED_TEST_SUITE(async_exceptions, position_policies, position_policy_name);
 
 TYPED_TEST(async_exceptions, throwing_copy_in_a_recv_completed_by_a_send_is_rethrown_at_co_await) { // R-MSG-3, R-ASYNC-3
     disarm guard;
@@ -743,4 +738,4 @@ TYPED_TEST(async_exceptions, throwing_copy_in_an_immediate_async_recv_is_rethrow
 }
 
 } // namespace
-} // namespace bcast::spec_tests
+} // namespace bcast::impl_tests

@@ -17,7 +17,7 @@
 
 #include "user_clock_checks.hpp"
 
-namespace bcast::spec_tests {
+namespace bcast::impl_tests {
 namespace {
 
 using namespace std::chrono_literals;
@@ -264,4 +264,4 @@ TEST(blocking, timeout_beyond_the_clock_range_means_no_limit) { // R-SEND-4, R-R
 }
 
 } // namespace
-} // namespace bcast::spec_tests
+} // namespace bcast::impl_tests

@@ -7,9 +7,9 @@
 
 #include <bcast_support/instrumented_message.hpp>
 
-namespace bcast::spec_tests {
+namespace bcast::impl_tests {
 
 using counted = bcast_support::instrumented_message;
 using throwing_copy = bcast_support::instrumented_message;
 
-} // namespace bcast::spec_tests
+} // namespace bcast::impl_tests

@@ -7,7 +7,7 @@
 
 #include <bcast/bcast.hpp>
 
-namespace bcast::spec_tests {
+namespace bcast::impl_tests {
 namespace {
 
 TEST(errors, send_error_strings_match_upstream) { // R-ERR-2
@@ -81,4 +81,4 @@ TEST(errors, no_code_is_the_zero_error_code) { // R-ERR-3
 }
 
 } // namespace
-} // namespace bcast::spec_tests
+} // namespace bcast::impl_tests

@@ -8,7 +8,7 @@
 
 #include "counted.hpp"
 
-namespace bcast::spec_tests {
+namespace bcast::impl_tests {
 namespace {
 
 struct disarm {
@@ -70,4 +70,4 @@ TEST(exception_safety, message_type_requires_nothrow_move_and_destruction) { // 
 }
 
 } // namespace
-} // namespace bcast::spec_tests
+} // namespace bcast::impl_tests

@@ -4,7 +4,7 @@
 
 #include <bcast/bcast.hpp>
 
-namespace bcast::spec_tests {
+namespace bcast::impl_tests {
 namespace {
 
 TEST(handles, moved_from_receiver_throws_logic_error_and_changes_nothing) { // R-HANDLE-1
@@ -125,4 +125,4 @@ TEST(handles, same_channel_with_a_moved_from_handle_throws_logic_error) { // R-H
 }
 
 } // namespace
-} // namespace bcast::spec_tests
+} // namespace bcast::impl_tests

@@ -9,7 +9,7 @@
 
 #include "counted.hpp"
 
-namespace bcast::spec_tests {
+namespace bcast::impl_tests {
 namespace {
 
 class lifetimes : public ::testing::Test {
@@ -109,4 +109,4 @@ TEST(move_only_messages, are_sent_evicted_and_destroyed_without_a_copy) { // R-M
 }
 
 } // namespace
-} // namespace bcast::spec_tests
+} // namespace bcast::impl_tests

@@ -20,9 +20,10 @@
 #include "channel_types.hpp"
 #include "counted.hpp"
 
-namespace bcast::spec_tests {
+namespace bcast::impl_tests {
 namespace {
 
+using spec_tests::recv_failure;
 using blocking_range = message_range<int, std_primitives, true>;
 using polling_range = message_range<int, std_primitives, false>;
 
@@ -193,4 +194,4 @@ TEST(ranges, pending_counts_may_be_read_from_another_thread_while_receiving) { /
 }
 
 } // namespace
-} // namespace bcast::spec_tests
+} // namespace bcast::impl_tests
