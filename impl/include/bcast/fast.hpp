@@ -7,6 +7,14 @@
 //   auto [tx, rx] = bcast::fast::channel<std::uint64_t>(64);
 //   if (!tx.broadcast(1)) return;   // senders take a short lock
 //   auto got = rx.recv();           // no lock, no read-modify-write when a message is there
+//
+// Same names, other meanings: inside namespace bcast::fast, `message_type`
+// (trivially copyable too, P-FAST-1), `channel_primitives` (a Primitives
+// bundle with the atomics and fences the lock-free receive needs),
+// `std_primitives` and `basic_std_primitives` are bcast::fast's own, not the
+// reference's bcast:: ones of the same name. Code that names both families
+// qualifies them (bcast::std_primitives, bcast::fast::std_primitives), as
+// bcast/spec/families.hpp does.
 #pragma once
 
 #include "errors.hpp"
