@@ -6,7 +6,7 @@
 // Each is a template<int V> over the variant flags (harness.hpp): V = 0 is the
 // plain run, CLOSE adds a final close() where `has_close_variant` says it
 // makes sense, UNTIL is the reachability twin. The registry (registry.hpp)
-// runs every variant of a scenario listed with BCAST_RELACY_BLOCKING in
+// runs every variant of a scenario listed with BCAST_RELACY_VARIANTS in
 // scenarios.def.
 #pragma once
 

@@ -138,17 +138,17 @@ public:
         }
     }
 
-    // A blocking scenario template: its plain variant (no close) under full or
+    // A scenario template<int V> with variants: its plain variant (no close) under full or
     // bounded search and under the random scheduler (spurious wakeups), its
     // close variant, and its reachability twin.
     template <template <int> class S, rl::scheduler_type_e Sched, bool built = true>
-    void add_blocking(const char* suite, const char* suffix, unsigned bound, long random_iterations = 0) {
-        if constexpr (built) add_blocking_runs<S, Sched>(suite, suffix, bound, random_iterations);
+    void add_variants(const char* suite, const char* suffix, unsigned bound, long random_iterations = 0) {
+        if constexpr (built) add_variant_runs<S, Sched>(suite, suffix, bound, random_iterations);
     }
 
 private:
     template <template <int> class S, rl::scheduler_type_e Sched>
-    void add_blocking_runs(const char* suite, const char* suffix, unsigned bound, long random_iterations) {
+    void add_variant_runs(const char* suite, const char* suffix, unsigned bound, long random_iterations) {
         const std::string name = std::string(suite) + suffix;
         add<S<0>, Sched>(suite, name, bound, 0, S<0>::description);
         add<S<0>, rl::sched_random>(suite, name, 0, random_iterations != 0 ? random_iterations : cfg_.random_iterations,
@@ -183,7 +183,7 @@ inline std::vector<run_def> all_runs(const settings& cfg) {
     r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes, suite_built(#suite, suffix)>(#suite, suffix, \
                                                                                                     bound, iterations, note);
 #define BCAST_RELACY_FASTWAIT(suite, suffix, scheduler, bound, ...) \
-    r.add_blocking<__VA_ARGS__, rl::sched_##scheduler, suite_built(#suite, suffix)>(#suite, suffix, bound, \
+    r.add_variants<__VA_ARGS__, rl::sched_##scheduler, suite_built(#suite, suffix)>(#suite, suffix, bound, \
                                                                                     cfg.fast_random_iterations);
 // The mutant table's builds for a mutant outside the reference channel
 // (model_tests/mutants/mutants.py, Mutant.dedicated_runs): only the runs that
@@ -191,7 +191,7 @@ inline std::vector<run_def> all_runs(const settings& cfg) {
 // the LOCK lines (bcast's own lock); -DBCAST_RELACY_DEDICATED_FAST: the FAST and
 // FASTWAIT lines (bcast::fast).
 #if defined(BCAST_RELACY_DEDICATED_LOCK) || defined(BCAST_RELACY_DEDICATED_FAST)
-#define BCAST_RELACY_BLOCKING(...)
+#define BCAST_RELACY_VARIANTS(...)
 #define BCAST_RELACY_SEARCH(...)
 #if defined(BCAST_RELACY_DEDICATED_LOCK)
 #undef BCAST_RELACY_FAST
@@ -203,14 +203,14 @@ inline std::vector<run_def> all_runs(const settings& cfg) {
 #define BCAST_RELACY_LOCK(...)
 #endif
 #else
-#define BCAST_RELACY_BLOCKING(suite, suffix, scheduler, bound, ...) \
-    r.add_blocking<__VA_ARGS__, rl::sched_##scheduler, suite_built(#suite, suffix)>(#suite, suffix, bound);
+#define BCAST_RELACY_VARIANTS(suite, suffix, scheduler, bound, ...) \
+    r.add_variants<__VA_ARGS__, rl::sched_##scheduler, suite_built(#suite, suffix)>(#suite, suffix, bound);
 #define BCAST_RELACY_SEARCH(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
     r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes, suite_built(#suite, suffix)>(#suite, suffix, \
                                                                                                     bound, iterations, note);
 #endif
 #include "scenarios.def"
-#undef BCAST_RELACY_BLOCKING
+#undef BCAST_RELACY_VARIANTS
 #undef BCAST_RELACY_SEARCH
 #undef BCAST_RELACY_LOCK
 #undef BCAST_RELACY_FAST
