@@ -11,7 +11,8 @@
       `file.hpp(N)` or `file:N` still points at what its line quotes; every rule
       ID a page names exists in spec/rules.md; the rules spec/rules.md marks
       **Divergence** are the rows of docs/semantics.md's table of deliberate
-      divergences, and docs/traces.md accounts for each (and for no other).
+      divergences and the bullets it marks so, and docs/traces.md accounts for
+      each (and for no other).
   check_docs.py commands [options]   every line of every ```sh / ```bash block
       runs, as written, from the repository root, with build/default/ mapped to
       the build tree under test; a line whose trailing comment starts with
@@ -575,7 +576,7 @@ def check_rule_ids(args, problems):
 # spec/rules.md is normative: a rule whose bullet says **Divergence** is one of
 # bcast's deliberate differences from async-broadcast. docs/semantics.md's
 # table ("Deliberate divergences, and why") explains each of them, no more, no
-# fewer; docs/traces.md accounts for each, as a "divergence" row of the
+# fewer, and its bullet of the rule says **Divergence** too; docs/traces.md accounts for each, as a "divergence" row of the
 # checker's table or in the paragraph after it ("The other divergences"), and
 # has no "divergence" row whose rule is not marked. Each problem names a line.
 RULE_BULLET = re.compile(r"^- \*\*(R-[A-Z]+-\d+)\*\*")
@@ -621,6 +622,13 @@ def check_divergences(args, problems):
     for rule in sorted(rules.keys() - explained.keys()):
         problems.append(f"docs/semantics.md: {rule} is a divergence (spec/rules.md:{rules[rule]}) "
                         "and has no row in the table of deliberate divergences")
+    restated = marked_divergences(semantics_text)
+    for n, line in enumerate(semantics_text.splitlines(), 1):
+        m = RULE_BULLET.match(line)
+        if m and (m.group(1) in rules) != (m.group(1) in restated):
+            problems.append(f"docs/semantics.md:{n}: {m.group(1)}'s bullet "
+                            + ("does not say **Divergence**, as spec/rules.md's does" if m.group(1) in rules
+                               else "says **Divergence**, which spec/rules.md's does not"))
     for rule in sorted(explained.keys() - rules.keys()):
         problems.append(f"docs/semantics.md:{explained[rule]}: {rule} is in the table of deliberate divergences "
                         "but spec/rules.md does not mark it **Divergence**")
