@@ -158,6 +158,10 @@ public:
     }
 
     // ---- handles (under the lock) ----------------------------------------------
+    // The reference's counting (bcast/detail/channel_state.hpp, "handles"),
+    // written again on purpose: its releases run in a critical_section that
+    // settles the async waiters a close finishes (R-ASYNC-3), and this family
+    // has no async waiter (P-FAST-5), so a release here is a plain lock.
 
     void add_sender() {
         lock_type lock(mutex_);
