@@ -63,9 +63,9 @@ struct fast_family {
 // The reference channel on the standard library's std::mutex and
 // std::condition_variable (bcast::std_lock) instead of bcast's futex lock
 // (on a platform without futexes that is the default, and this family is
-// std_plain_family again). Registered as the third family the registry's
-// promise is measured on: this struct and its line in families.def are all it
-// took to put it through every check above.
+// std_plain_family again). The family the registry's promise was measured on:
+// this struct and its line in families.def are all it took to put it through
+// every check above.
 struct std_lock_family {
     static constexpr std::string_view name = "std_lock";
     static constexpr std::string_view implementation = "bcast std_lock";
@@ -88,7 +88,9 @@ struct family_list {
 };
 
 namespace detail {
-template <class Sentinel, class... Families>
+// The families after a leading placeholder, so that every line of
+// families.def can expand to ", type".
+template <class Placeholder, class... Families>
 struct registry_after {
     using type = family_list<Families...>;
 };
