@@ -248,7 +248,7 @@ public:
     using tx_type = sender<heavy, P>;
     using rx_type = receiver<heavy, P>;
     using inactive_type = inactive_receiver<heavy, P>;
-    using handle_type = detail::handle_base<heavy, P>;
+    using handle_type = detail::state_handle<detail::channel_state<heavy, P>>;
 
     world() = default;
     world(const world&) = delete;

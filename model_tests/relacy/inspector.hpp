@@ -99,7 +99,7 @@ struct state_inspector {
     // ---- receiver: where an async receive reads and advances the position ----
     template <class T, class Primitives>
     static typename Primitives::position& position(receiver<T, Primitives>& rx) {
-        return rx.pos_;
+        return rx.seat_.pos;
     }
 };
 

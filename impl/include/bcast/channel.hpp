@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "detail/channel_state.hpp"
-#include "detail/handle_base.hpp"
 #include "inactive_receiver.hpp"
 #include "receiver.hpp"
 #include "sender.hpp"

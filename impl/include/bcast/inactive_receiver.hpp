@@ -6,7 +6,8 @@
 #include <cstdint>
 #include <utility>
 
-#include "detail/handle_base.hpp"
+#include "detail/channel_state.hpp"
+#include "detail/state_handle.hpp"
 #include "fwd.hpp"
 
 namespace bcast {
@@ -22,7 +23,9 @@ namespace bcast {
 ///
 /// Every member other than destruction, assignment, swap(), valid() and
 /// copying throws std::logic_error on a moved-from handle and changes nothing
-/// (R-HANDLE-1).
+/// (R-HANDLE-1). Copying makes one more inactive receiver (R-HANDLE-2); copy,
+/// move, assignment, swap() and destruction are detail::counted_handle's, the
+/// same for every handle.
 ///
 /// @threadsafety Every member except assignment and activate() is `const` and
 /// may be called on one object from many threads at once (R-THREAD-1).
@@ -34,66 +37,11 @@ namespace bcast {
 /// @tparam T     The message type, a bcast::message_type (R-MSG-4).
 /// @tparam Primitives The primitive set, a bcast::channel_primitives (R-IMPL-1).
 template <message_type T, channel_primitives Primitives>
-class inactive_receiver : public detail::handle_base<T, Primitives> {
-    using base = detail::handle_base<T, Primitives>;
+class inactive_receiver
+    : public detail::counted_handle<detail::channel_state<T, Primitives>, detail::inactive_receiver_seat> {
+    using base = detail::counted_handle<detail::channel_state<T, Primitives>, detail::inactive_receiver_seat>;
 
 public:
-    /// One more inactive receiver on the same channel (Rust's `Clone`,
-    /// R-HANDLE-2). Copying a moved-from handle gives another moved-from handle.
-    ///
-    /// @complexity O(1). @blocking Never.
-    /// @threadsafety `other` may be in use by other threads meanwhile.
-    /// @param other The inactive receiver to copy.
-    inactive_receiver(const inactive_receiver& other) : base(other.state_) {
-        if (this->state_ != nullptr) this->state_->add_inactive_receiver();
-    }
-    /// Takes over `other`'s place; `other` becomes empty (R-HANDLE-1).
-    ///
-    /// @complexity O(1). @blocking Never.
-    /// @threadsafety Needs exclusive use of `other`.
-    /// @param other The inactive receiver to move from.
-    inactive_receiver(inactive_receiver&& other) noexcept = default;
-    /// Releases this handle's channel exactly as destruction would, then
-    /// becomes a copy of `other` (R-HANDLE-2). Self-assignment changes nothing.
-    ///
-    /// @complexity O(1). @blocking Never.
-    /// @threadsafety Needs exclusive use of `*this`.
-    /// @param other The inactive receiver to copy.
-    /// @return `*this`.
-    inactive_receiver& operator=(const inactive_receiver& other) {
-        inactive_receiver copy(other);
-        swap(copy);
-        return *this;
-    }
-    /// Releases this handle's channel exactly as destruction would
-    /// (R-HANDLE-2), then takes over `other`, which becomes empty.
-    ///
-    /// @complexity O(1). @blocking Never.
-    /// @threadsafety Needs exclusive use of `*this` and `other`.
-    /// @param other The inactive receiver to move from.
-    /// @return `*this`.
-    inactive_receiver& operator=(inactive_receiver&& other) noexcept {
-        inactive_receiver taken(std::move(other));
-        swap(taken);
-        return *this;
-    }
-    /// Leaves the channel. The last inactive receiver, when no active receiver
-    /// remains, closes it (R-CLOSE-3), waking every waiter (R-CLOSE-6). Does
-    /// nothing on a moved-from handle.
-    ///
-    /// @complexity O(1). @blocking Never.
-    /// @threadsafety Needs exclusive use of `*this`, as any destructor.
-    ~inactive_receiver() {
-        this->release([](auto& state) { return state.release_inactive_receiver(); });
-    }
-
-    /// Exchanges the channels of two inactive receivers.
-    ///
-    /// @complexity O(1). @blocking Never; takes no lock.
-    /// @threadsafety Needs exclusive use of both.
-    /// @param other The inactive receiver to swap with.
-    void swap(inactive_receiver& other) noexcept { std::swap(this->state_, other.state_); }
-
     /// Turns this inactive receiver into an active receiver at the tail
     /// (R-LIFE-5): it receives only messages sent from now on.
     ///

@@ -17,12 +17,48 @@
 #include "async.hpp"
 #include "detail/async_operation.hpp"
 #include "detail/deadline.hpp"
-#include "detail/handle_base.hpp"
+#include "detail/channel_state.hpp"
+#include "detail/state_handle.hpp"
 #include "detail/inspector_fwd.hpp"
 #include "fwd.hpp"
 #include "message_range.hpp"
 
 namespace bcast {
+
+namespace detail {
+
+// An active receiver's seat in the reference channel (a detail::handle_seat):
+// its read position, of the primitive set's position type (R-IMPL-2: the
+// policy the position experiment compares). A copy starts at the original's
+// position (R-LIFE-1); leaving gives up the unread messages (R-LIFE-3).
+template <class Position>
+struct receiver_seat {
+    Position pos; // next sequence number to read; read and written under the channel lock, except by move and swap
+
+    receiver_seat() noexcept : pos(0) {}
+    explicit receiver_seat(std::uint64_t at) noexcept : pos(at) {}
+    receiver_seat(receiver_seat&& other) noexcept : pos(other.pos.load()) {}
+    receiver_seat(const receiver_seat&) = delete;
+    receiver_seat& operator=(const receiver_seat&) = delete;
+    receiver_seat& operator=(receiver_seat&&) = delete;
+    ~receiver_seat() = default;
+
+    template <class State>
+    static receiver_seat join_like(State& state, const receiver_seat& original) {
+        return receiver_seat(state.attach_receiver_copy(original.pos)); // reads original.pos under the lock
+    }
+    template <class State>
+    bool leave(State& state) noexcept {
+        return state.detach_receiver(pos, false);
+    }
+    void swap(receiver_seat& other) noexcept {
+        const std::uint64_t mine = pos.load();
+        pos.store(other.pos.load());
+        other.pos.store(mine);
+    }
+};
+
+} // namespace detail
 
 /// An active receiving handle: async-broadcast's `Receiver`.
 ///
@@ -35,8 +71,24 @@ namespace bcast {
 /// never read stalls the channel, so destroy it or deactivate() it.
 ///
 /// The channel-wide settings and queries are inherited from
-/// detail::handle_base and describe the channel, not this receiver: len()
+/// detail::state_handle and describe the channel, not this receiver: len()
 /// counts queued messages, not this receiver's unread ones (R-QUERY-1).
+///
+/// A copy is a new, independent active receiver at the same position (Rust's
+/// `Clone`, R-LIFE-1, R-HANDLE-2): it receives exactly the messages the
+/// original still has to read, a pending `overflowed(n)` report included, and
+/// never wakes a sender (R-LIFE-6). Copying takes O(len()) (each queued
+/// message the original has not read gains one pending reader) and may run
+/// while the original receives on another thread: the copy starts wherever
+/// the original is at that instant. Moving takes no lock and needs exclusive
+/// use of the original: moving a receiver another thread is receiving on is a
+/// data race (Relacy shows it, docs/position-question-relacy.md).
+/// Destruction gives up every unread message (R-LIFE-3): messages no other
+/// receiver still needs are destroyed then (R-MSG-1), under the channel's
+/// mutex, and the senders waiting for the freed slots are woken; the last
+/// receiver, when no inactive receiver remains, closes the channel
+/// (R-CLOSE-3). Copy, move, assignment, swap() and destruction are
+/// detail::counted_handle's, the same for every handle.
 ///
 /// Every member other than destruction, assignment, swap(), valid() and
 /// copying throws std::logic_error on a moved-from receiver and changes
@@ -63,89 +115,12 @@ namespace bcast {
 /// @tparam Primitives The primitive set (R-IMPL-1); its `position` type is the
 ///               position policy (R-IMPL-2).
 template <message_type T, channel_primitives Primitives>
-class receiver : public detail::handle_base<T, Primitives> {
-    using base = detail::handle_base<T, Primitives>;
+class receiver : public detail::counted_handle<detail::channel_state<T, Primitives>,
+                                               detail::receiver_seat<typename Primitives::position>> {
+    using base =
+        detail::counted_handle<detail::channel_state<T, Primitives>, detail::receiver_seat<typename Primitives::position>>;
 
 public:
-    /// A new, independent active receiver at the same position as `other`
-    /// (Rust's `Clone`, R-LIFE-1, R-HANDLE-2).
-    ///
-    /// @contract The copy receives exactly the messages `other` still has to
-    /// read, including a pending `overflowed(n)` report if `other` is lagging.
-    /// From then on the two receive independently. Copying a moved-from
-    /// receiver gives another moved-from receiver (R-HANDLE-1). On a closed
-    /// channel the copy still drains what `other` had (R-CLOSE-4). Never wakes
-    /// a sender: an existing receiver means the count was not 0 (R-LIFE-6).
-    /// @complexity O(len()): each queued message `other` has not read gains one
-    /// pending reader.
-    /// @blocking Never.
-    /// @threadsafety `other` may be receiving on another thread meanwhile; the
-    /// copy starts wherever `other` is at that instant (its position is read
-    /// under the channel mutex).
-    /// @param other The receiver to copy.
-    receiver(const receiver& other)
-        : base(other.state_), pos_(other.state_ != nullptr ? other.state_->attach_receiver_copy(other.pos_) : 0) {}
-    /// Takes over `other`'s place in the channel, position included; `other`
-    /// becomes empty (R-HANDLE-1). No message changes hands.
-    ///
-    /// @complexity O(1). @blocking Never; takes no lock.
-    /// @threadsafety Needs exclusive use of `other`: moving a receiver that
-    /// another thread is receiving on is a data race (Relacy shows it,
-    /// docs/position-question-relacy.md).
-    /// @param other The receiver to move from.
-    receiver(receiver&& other) noexcept : base(std::move(other)), pos_(other.pos_.load()) {}
-    /// Gives up this receiver's unread messages exactly as destruction would,
-    /// then becomes a copy of `other` (R-HANDLE-2, R-LIFE-1). Self-assignment
-    /// changes nothing observable.
-    ///
-    /// @complexity O(len()). @blocking Never.
-    /// @threadsafety Needs exclusive use of `*this`; `other` as for the copy
-    /// constructor.
-    /// @param other The receiver to copy.
-    /// @return `*this`.
-    receiver& operator=(const receiver& other) {
-        receiver copy(other);
-        swap(copy);
-        return *this;
-    }
-    /// Gives up this receiver's unread messages exactly as destruction would
-    /// (R-HANDLE-2), then takes over `other`, which becomes empty.
-    ///
-    /// @complexity O(len()). @blocking Never.
-    /// @threadsafety Needs exclusive use of `*this` and `other`.
-    /// @param other The receiver to move from.
-    /// @return `*this`.
-    receiver& operator=(receiver&& other) noexcept {
-        receiver taken(std::move(other));
-        swap(taken);
-        return *this;
-    }
-    /// Leaves the channel, giving up every unread message (R-LIFE-3).
-    ///
-    /// @contract Messages no other receiver still needs are destroyed now
-    /// (R-MSG-1), under the channel's mutex, and the senders waiting for the
-    /// freed slots are woken. The
-    /// last receiver, when no inactive receiver remains, closes the channel
-    /// (R-CLOSE-3). Does nothing on a moved-from receiver.
-    /// @complexity O(len()).
-    /// @blocking Never.
-    /// @threadsafety Needs exclusive use of `*this`, as any destructor.
-    ~receiver() {
-        this->release([this](auto& state) { return state.detach_receiver(pos_, false); });
-    }
-
-    /// Exchanges two receivers, positions included; no channel sees a change.
-    ///
-    /// @complexity O(1). @blocking Never; takes no lock.
-    /// @threadsafety Needs exclusive use of both receivers.
-    /// @param other The receiver to swap with.
-    void swap(receiver& other) noexcept {
-        std::swap(this->state_, other.state_);
-        const std::uint64_t mine = pos_.load();
-        pos_.store(other.pos_.load());
-        other.pos_.store(mine);
-    }
-
     /// Receives the next message for this receiver if there is one now.
     ///
     /// @contract In this order (R-RECV-1): if this receiver is lagging, error
@@ -167,7 +142,7 @@ public:
     /// @return The message, or a recv_error with code `overflowed`, `closed` or
     /// `empty`.
     [[nodiscard("the message, or why there is none (R-RECV-1)")]] recv_result<T> try_recv() requires std::is_copy_constructible_v<T> {
-        return this->state().try_recv(pos_);
+        return this->state().try_recv(this->seat_.pos);
     }
 
     /// Receives the next message for this receiver, waiting for one if needed.
@@ -183,7 +158,7 @@ public:
     /// @threadsafety One user at a time per receiver object (R-THREAD-1).
     /// @return The message, or a recv_error with code `overflowed` or `closed`.
     [[nodiscard("the message, or why there is none (R-RECV-1)")]] recv_result<T> recv() requires std::is_copy_constructible_v<T> {
-        return this->state().recv(pos_, detail::no_deadline{});
+        return this->state().recv(this->seat_.pos, detail::no_deadline{});
     }
 
     /// recv() that gives up after `timeout`.
@@ -221,7 +196,7 @@ public:
     template <class Clock, class Duration>
     [[nodiscard("the message, or why there is none (R-RECV-1)")]] recv_result<T> recv_until(
         const std::chrono::time_point<Clock, Duration>& deadline) requires std::is_copy_constructible_v<T> {
-        return this->state().recv(pos_, deadline);
+        return this->state().recv(this->seat_.pos, deadline);
     }
 
     /// Receives from a coroutine: `co_await rx.async_recv()`, so that
@@ -246,7 +221,7 @@ public:
     /// @return An awaitable whose `co_await` yields a recv_result<T>, as recv().
     [[nodiscard("does nothing until co_awaited (R-ASYNC-1)")]] detail::recv_operation<T, Primitives> async_recv(
         std::stop_token stop = {}) requires std::is_copy_constructible_v<T> {
-        return {this->state(), pos_, std::move(stop), detail::resumer::inline_resume()};
+        return {this->state(), this->seat_.pos, std::move(stop), detail::resumer::inline_resume()};
     }
 
     /// async_recv() that resumes its coroutine through `scheduler`
@@ -264,7 +239,7 @@ public:
     template <scheduler S>
     [[nodiscard("does nothing until co_awaited (R-ASYNC-1)")]] detail::recv_operation<T, Primitives> async_recv(
         S& scheduler, std::stop_token stop = {}) requires std::is_copy_constructible_v<T> {
-        return {this->state(), pos_, std::move(stop), detail::resumer::through(scheduler)};
+        return {this->state(), this->seat_.pos, std::move(stop), detail::resumer::through(scheduler)};
     }
 
     /// This receiver's answers as a range: `for (auto&& item : rx.messages())`
@@ -322,7 +297,7 @@ public:
     /// @threadsafety `const`: callable from any thread, also while this
     /// receiver's user receives (the position is read under the channel mutex).
     /// @return The number of messages, at most len().
-    [[nodiscard]] std::size_t unread() const { return this->state().unread(pos_); }
+    [[nodiscard]] std::size_t unread() const { return this->state().unread(this->seat_.pos); }
 
     /// How many messages this receiver lost and has not been told about: the
     /// `n` of the `overflowed(n)` its next receive reports, 0 if none (R-QUERY-2,
@@ -334,7 +309,7 @@ public:
     /// @complexity O(1). @blocking Never; takes the channel mutex briefly.
     /// @threadsafety As unread().
     /// @return The number of lost messages not yet reported.
-    [[nodiscard]] std::uint64_t missed() const { return this->state().missed(pos_); }
+    [[nodiscard]] std::uint64_t missed() const { return this->state().missed(this->seat_.pos); }
 
     /// A new active receiver that gets only the messages sent from now on
     /// (R-LIFE-2); cheaper than a copy, and independent of this receiver's
@@ -374,19 +349,18 @@ public:
     /// @return The inactive receiver.
     [[nodiscard("dropped, the channel may close (R-CLOSE-3)")]] inactive_receiver<T, Primitives> deactivate() && {
         auto& state = this->state();
-        const bool last = state.detach_receiver(pos_, true);
+        const bool last = state.detach_receiver(this->seat_.pos, true);
         static_cast<void>(last); // cannot be last: the inactive receiver remains
         return detail::handle_access::adopt<inactive_receiver<T, Primitives>>(this->take_state());
     }
 
 private:
     friend struct detail::handle_access;
-    // The Relacy checker (model_tests/relacy/inspector.hpp) takes the address of pos_ to build
+    // The Relacy checker (model_tests/relacy/inspector.hpp) takes the address of seat_.pos to build
     // an async receive's waiter node, as async_recv() does; it never reads or writes it.
     friend struct detail::state_inspector;
-    receiver(typename base::state_type* state, std::uint64_t pos) noexcept : base(state), pos_(pos) {}
-
-    typename Primitives::position pos_; // next sequence number to read; read and written under the channel lock, except by move and swap
+    receiver(typename base::state_type* state, std::uint64_t pos) noexcept
+        : base(state, detail::receiver_seat<typename Primitives::position>(pos)) {}
 };
 
 } // namespace bcast

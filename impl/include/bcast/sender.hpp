@@ -12,7 +12,8 @@
 #include "async.hpp"
 #include "detail/async_operation.hpp"
 #include "detail/deadline.hpp"
-#include "detail/handle_base.hpp"
+#include "detail/channel_state.hpp"
+#include "detail/state_handle.hpp"
 #include "fwd.hpp"
 
 namespace bcast {
@@ -20,10 +21,12 @@ namespace bcast {
 /// The sending handle of a channel: async-broadcast's `Sender`.
 ///
 /// A channel stays open while at least one sender exists; destroying the last
-/// one closes it (R-CLOSE-2). Copying a sender makes one more sender (Rust's
-/// `Clone`, R-HANDLE-2). The channel-wide settings and queries (capacity(),
+/// one closes it (R-CLOSE-2), which wakes every waiting sender and receiver
+/// (R-CLOSE-6). Copying a sender makes one more sender (Rust's `Clone`,
+/// R-HANDLE-2); copy, move, assignment, swap() and destruction are
+/// detail::counted_handle's, the same for every handle. The channel-wide settings and queries (capacity(),
 /// set_overflow(), close(), len(), ...) are inherited from
-/// detail::handle_base and describe the channel, not this handle (R-QUERY-1).
+/// detail::state_handle and describe the channel, not this handle (R-QUERY-1).
 ///
 /// Every member other than destruction, assignment, swap(), valid() and
 /// copying throws std::logic_error on a moved-from sender and changes nothing
@@ -46,72 +49,10 @@ namespace bcast {
 ///               bcast::channel_primitives (R-IMPL-1); std_primitives unless
 ///               you are model-checking.
 template <message_type T, channel_primitives Primitives>
-class sender : public detail::handle_base<T, Primitives> {
-    using base = detail::handle_base<T, Primitives>;
+class sender : public detail::counted_handle<detail::channel_state<T, Primitives>, detail::sender_seat> {
+    using base = detail::counted_handle<detail::channel_state<T, Primitives>, detail::sender_seat>;
 
 public:
-    /// One more sender on the same channel (Rust's `Clone`, R-HANDLE-2).
-    ///
-    /// @contract Works on a closed channel too and does not reopen it
-    /// (R-CLOSE-4). Copying a moved-from sender gives another moved-from
-    /// sender (R-HANDLE-1).
-    /// @complexity O(1).
-    /// @blocking Never (takes the channel mutex briefly).
-    /// @threadsafety `other` may be in use by other threads meanwhile.
-    /// @param other The sender to copy.
-    sender(const sender& other) : base(other.state_) {
-        if (this->state_ != nullptr) this->state_->add_sender();
-    }
-    /// Takes over `other`'s place in the channel; `other` becomes empty
-    /// (R-HANDLE-1). The sender count does not change.
-    ///
-    /// @complexity O(1). @blocking Never.
-    /// @threadsafety Needs exclusive use of `other`: no other thread may be
-    /// using it, as for any move in C++.
-    /// @param other The sender to move from.
-    sender(sender&& other) noexcept = default;
-    /// Releases this sender's channel exactly as destruction would, then
-    /// becomes a copy of `other` (R-HANDLE-2). Self-assignment changes nothing.
-    ///
-    /// @complexity O(1). @blocking Never.
-    /// @threadsafety Needs exclusive use of `*this`.
-    /// @param other The sender to copy.
-    /// @return `*this`.
-    sender& operator=(const sender& other) {
-        sender copy(other);
-        swap(copy);
-        return *this;
-    }
-    /// Releases this sender's channel exactly as destruction would (R-HANDLE-2),
-    /// then takes over `other`, which becomes empty.
-    ///
-    /// @complexity O(1). @blocking Never.
-    /// @threadsafety Needs exclusive use of `*this` and `other`.
-    /// @param other The sender to move from.
-    /// @return `*this`.
-    sender& operator=(sender&& other) noexcept {
-        sender taken(std::move(other));
-        swap(taken);
-        return *this;
-    }
-    /// Leaves the channel. The last sender closes it (R-CLOSE-2), which wakes
-    /// every waiting sender and receiver (R-CLOSE-6); the last handle of any
-    /// kind frees it. Does nothing on a moved-from sender.
-    ///
-    /// @complexity O(1): when the last handle goes, no message is left to destroy.
-    /// @blocking Never.
-    /// @threadsafety Needs exclusive use of `*this`, as any destructor.
-    ~sender() {
-        this->release([](auto& state) { return state.release_sender(); });
-    }
-
-    /// Exchanges the channels of two senders; no channel sees a change.
-    ///
-    /// @complexity O(1). @blocking Never; takes no lock.
-    /// @threadsafety Needs exclusive use of both senders.
-    /// @param other The sender to swap with.
-    void swap(sender& other) noexcept { std::swap(this->state_, other.state_); }
-
     /// Sends `message` if that needs no waiting.
     ///
     /// @contract Checks, in this order (R-SEND-1): closed → error `closed`;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // What the three handle types of either channel family share: ownership of
 // the channel state and the channel-wide settings and queries (R-QUERY-1), all
-// `const` and callable from any thread (R-THREAD-1). `State` is the family's
-// channel state: bcast::detail::channel_state for the reference
-// (handle_base.hpp), bcast::fast::detail::channel_state for bcast::fast
-// (fast/detail/handle_base.hpp).
+// `const` and callable from any thread (R-THREAD-1) -- state_handle; and the
+// handle's lifetime (copy, move, assignment, swap, destruction: R-HANDLE-1,
+// R-HANDLE-2) -- counted_handle, over a seat that says how one kind of handle
+// is counted in its channel. `State` is the family's channel state:
+// bcast::detail::channel_state for the reference, bcast::fast::detail::channel_state
+// for bcast::fast (fast/detail/handle_base.hpp).
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <stdexcept>
 #include <utility>
@@ -80,17 +83,122 @@ protected:
     // Gives up the state without releasing it (the caller hands it on).
     state_type* take_state() noexcept { return std::exchange(state_, nullptr); }
 
-    // Drops this handle's share; the last handle deletes the state.
-    // `detach(state)` removes this handle from the counts and returns whether
-    // it was the last one.
-    template <class Detach>
-    void release(Detach detach) noexcept {
-        if (state_ == nullptr) return;
-        state_type* state = std::exchange(state_, nullptr);
-        if (detach(*state)) delete state; // no other handle exists: no one else can touch it
+    state_type* state_;
+};
+
+// A handle's seat: what one kind of handle holds in its channel besides the
+// state (a receiver's position; nothing for a sender) and how it is counted
+// there. `join_like` counts one more handle like `original` (a copy, R-HANDLE-2,
+// R-LIFE-1); `leave` gives the seat up and returns whether it was the channel's
+// last handle; a default-constructed seat is a moved-from handle's (R-HANDLE-1);
+// moving a seat takes it over and swapping exchanges two.
+template <class Seat, class State>
+concept handle_seat = std::default_initializable<Seat> && std::move_constructible<Seat> &&
+    requires(Seat& seat, const Seat& original, State& state) {
+    { Seat::join_like(state, original) } -> std::same_as<Seat>;
+    { seat.leave(state) }
+    noexcept->std::same_as<bool>;
+    { seat.swap(seat) }
+    noexcept;
+};
+
+/// The lifetime every handle of both families has, written once: a copy joins
+/// the channel as one more handle of its kind, destruction leaves it (the last
+/// handle deletes the state), assignment is copy-or-move then swap (strong
+/// guarantee: a copy that throws leaves `*this` as it was), and a moved-from
+/// handle is empty. The handle classes declare none of these themselves.
+///
+/// @tparam State The channel family's shared state.
+/// @tparam Seat  What one kind of handle holds in the channel and how it is
+///               counted there (a bcast::detail::handle_seat).
+template <class State, handle_seat<State> Seat>
+class counted_handle : public state_handle<State> {
+    using base = state_handle<State>;
+
+public:
+    /// One more handle of this kind on the same channel (Rust's `Clone`,
+    /// R-HANDLE-2); a receiver's copy starts at the original's position
+    /// (R-LIFE-1). Works on a closed channel and does not reopen it
+    /// (R-CLOSE-4); copying a moved-from handle gives another moved-from
+    /// handle (R-HANDLE-1).
+    /// @threadsafety `other` may be in use by other threads meanwhile.
+    /// @param other The handle to copy.
+    counted_handle(const counted_handle& other)
+        : base(other.state_), seat_(other.state_ != nullptr ? Seat::join_like(*other.state_, other.seat_) : Seat()) {}
+    /// Takes over `other`'s place in the channel (a receiver's position
+    /// included); `other` becomes empty (R-HANDLE-1). No count changes.
+    /// @threadsafety Needs exclusive use of `other`, as any move in C++.
+    /// @param other The handle to move from.
+    counted_handle(counted_handle&& other) noexcept : base(std::move(other)), seat_(std::move(other.seat_)) {}
+    /// Releases this handle exactly as destruction would, then becomes a copy
+    /// of `other` (R-HANDLE-2). Self-assignment changes nothing observable.
+    /// @threadsafety Needs exclusive use of `*this`.
+    /// @param other The handle to copy. @return `*this`.
+    counted_handle& operator=(const counted_handle& other) {
+        counted_handle copy(other);
+        swap(copy);
+        return *this;
+    }
+    /// Releases this handle exactly as destruction would (R-HANDLE-2), then
+    /// takes over `other`, which becomes empty.
+    /// @threadsafety Needs exclusive use of `*this` and `other`.
+    /// @param other The handle to move from. @return `*this`.
+    counted_handle& operator=(counted_handle&& other) noexcept {
+        counted_handle taken(std::move(other));
+        swap(taken);
+        return *this;
+    }
+    /// Exchanges two handles of one kind, their places included; no channel
+    /// sees a change. Takes no lock. @param other The handle to swap with.
+    void swap(counted_handle& other) noexcept {
+        std::swap(this->state_, other.state_);
+        seat_.swap(other.seat_);
     }
 
-    state_type* state_;
+protected:
+    /// For the handle types: a handle holding `seat` in `state`, already counted.
+    /// @param state The channel. @param seat This handle's place in it.
+    explicit counted_handle(State* state, Seat seat = Seat()) noexcept : base(state), seat_(std::move(seat)) {}
+    /// Leaves the channel: the last sender closes it (R-CLOSE-2), the last
+    /// receiver of either kind closes it (R-CLOSE-3), a receiver gives up its
+    /// unread messages (R-LIFE-3); the last handle frees the channel. Does
+    /// nothing on a moved-from handle.
+    ~counted_handle() {
+        if (this->state_ == nullptr) return;
+        State* state = std::exchange(this->state_, nullptr);
+        if (seat_.leave(*state)) delete state; // no other handle exists: no one else can touch it
+    }
+
+    /// This handle's place in the channel (a receiver's position); empty when moved from.
+    Seat seat_;
+};
+
+// The seats of the handles that hold nothing but their share of the channel;
+// both families count them with the same calls.
+struct sender_seat {
+    template <class State>
+    static sender_seat join_like(State& state, const sender_seat& /*original*/) {
+        state.add_sender();
+        return {};
+    }
+    template <class State>
+    bool leave(State& state) noexcept {
+        return state.release_sender(); // the last sender closes the channel (R-CLOSE-2)
+    }
+    void swap(sender_seat& /*other*/) noexcept {}
+};
+
+struct inactive_receiver_seat {
+    template <class State>
+    static inactive_receiver_seat join_like(State& state, const inactive_receiver_seat& /*original*/) {
+        state.add_inactive_receiver();
+        return {};
+    }
+    template <class State>
+    bool leave(State& state) noexcept {
+        return state.release_inactive_receiver(); // may close the channel (R-CLOSE-3)
+    }
+    void swap(inactive_receiver_seat& /*other*/) noexcept {}
 };
 
 } // namespace bcast::detail

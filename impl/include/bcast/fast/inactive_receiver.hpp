@@ -15,35 +15,10 @@ namespace bcast::fast {
 /// @threadsafety Every member except assignment and activate() is `const` (R-THREAD-1).
 /// @tparam T The message type (P-FAST-1). @tparam Primitives A bcast::fast::channel_primitives.
 template <message_type T, channel_primitives Primitives>
-class inactive_receiver : public detail::handle_base<T, Primitives> {
-    using base = detail::handle_base<T, Primitives>;
+class inactive_receiver : public bcast::detail::counted_handle<detail::channel_state<T, Primitives>, bcast::detail::inactive_receiver_seat> {
+    using base = bcast::detail::counted_handle<detail::channel_state<T, Primitives>, bcast::detail::inactive_receiver_seat>;
 
 public:
-    /// One more inactive receiver (R-HANDLE-2). @param other The one to copy.
-    inactive_receiver(const inactive_receiver& other) : base(other.state_) {
-        if (this->state_ != nullptr) this->state_->add_inactive_receiver();
-    }
-    /// Takes over `other`'s place (R-HANDLE-1). @param other The one to move from.
-    inactive_receiver(inactive_receiver&& other) noexcept = default;
-    /// Releases, then copies `other` (R-HANDLE-2). @param other The one to copy. @return `*this`.
-    inactive_receiver& operator=(const inactive_receiver& other) {
-        inactive_receiver copy(other);
-        swap(copy);
-        return *this;
-    }
-    /// Releases, then takes over `other`. @param other The one to move from. @return `*this`.
-    inactive_receiver& operator=(inactive_receiver&& other) noexcept {
-        inactive_receiver taken(std::move(other));
-        swap(taken);
-        return *this;
-    }
-    /// Leaves the channel; may close it (R-CLOSE-3).
-    ~inactive_receiver() {
-        this->release([](auto& state) { return state.release_inactive_receiver(); });
-    }
-    /// Exchanges the channels of two inactive receivers. @param other The one to swap with.
-    void swap(inactive_receiver& other) noexcept { std::swap(this->state_, other.state_); }
-
     /// Turns into an active receiver at the tail (R-LIFE-5, R-LIFE-6); `*this` becomes empty.
     /// @return The receiver.
     [[nodiscard("a dropped handle is destroyed at once")]] receiver<T, Primitives> activate() && {

@@ -18,50 +18,60 @@
 
 namespace bcast::fast {
 
+namespace detail {
+
+// An active receiver's seat in a bcast::fast channel (a
+// bcast::detail::handle_seat): its position cell, which it owns and which
+// senders read when the ring looks full. A copy gets a cell at the original's
+// position (R-LIFE-1); leaving unlinks and deletes the cell (R-LIFE-3).
+template <class Cell>
+struct receiver_seat {
+    Cell* cell = nullptr; // owned: deleted by the channel's detach(); null when moved-from
+
+    receiver_seat() = default;
+    explicit receiver_seat(Cell* owned) noexcept : cell(owned) {}
+    receiver_seat(receiver_seat&& other) noexcept : cell(std::exchange(other.cell, nullptr)) {}
+    receiver_seat(const receiver_seat&) = delete;
+    receiver_seat& operator=(const receiver_seat&) = delete;
+    receiver_seat& operator=(receiver_seat&&) = delete;
+    ~receiver_seat() = default;
+
+    template <class State>
+    static receiver_seat join_like(State& state, const receiver_seat& original) {
+        return receiver_seat(state.attach_copy(*original.cell));
+    }
+    template <class State>
+    bool leave(State& state) noexcept {
+        return state.detach(std::exchange(cell, nullptr), false);
+    }
+    void swap(receiver_seat& other) noexcept { std::swap(cell, other.cell); }
+};
+
+} // namespace detail
+
 /// An active receiving handle: bcast::receiver's API (without the async calls,
 /// P-FAST-5) on a bcast::fast channel.
 ///
 /// It owns its position, kept in a cell of its own that senders read when the
 /// ring looks full; a receive copies (never moves) the message (P-FAST-2).
+/// A copy is an independent receiver at the same position (R-LIFE-1,
+/// R-HANDLE-2), and may be made while the original's owner receives;
+/// destruction gives up the unread messages (R-LIFE-3) and may close the
+/// channel (R-CLOSE-3). Copy, move, assignment, swap() and destruction are
+/// bcast::detail::counted_handle's, the same for every handle of both families.
 ///
 /// @threadsafety The receiving members are non-const: one user at a time per
 /// receiver object; copies are independent (R-THREAD-1). The queries, unread()
 /// and missed() may be called from any thread.
 /// @tparam T The message type (P-FAST-1). @tparam Primitives A bcast::fast::channel_primitives.
 template <message_type T, channel_primitives Primitives>
-class receiver : public detail::handle_base<T, Primitives> {
-    using base = detail::handle_base<T, Primitives>;
-    using cell_type = typename base::state_type::position_cell;
+class receiver
+    : public bcast::detail::counted_handle<detail::channel_state<T, Primitives>,
+                                           detail::receiver_seat<typename detail::channel_state<T, Primitives>::position_cell>> {
+    using cell_type = typename detail::channel_state<T, Primitives>::position_cell;
+    using base = bcast::detail::counted_handle<detail::channel_state<T, Primitives>, detail::receiver_seat<cell_type>>;
 
 public:
-    /// An independent receiver at the same position (R-LIFE-1, R-HANDLE-2); the
-    /// original's owner may be receiving meanwhile. @param other The receiver to copy.
-    receiver(const receiver& other)
-        : base(other.state_), cell_(other.state_ != nullptr ? other.state_->attach_copy(*other.cell_) : nullptr) {}
-    /// Takes over `other`'s place and position; `other` becomes empty. @param other The receiver to move from.
-    receiver(receiver&& other) noexcept : base(std::move(other)), cell_(std::exchange(other.cell_, nullptr)) {}
-    /// Releases, then copies `other` (R-HANDLE-2). @param other The receiver to copy. @return `*this`.
-    receiver& operator=(const receiver& other) {
-        receiver copy(other);
-        swap(copy);
-        return *this;
-    }
-    /// Releases, then takes over `other`. @param other The receiver to move from. @return `*this`.
-    receiver& operator=(receiver&& other) noexcept {
-        receiver taken(std::move(other));
-        swap(taken);
-        return *this;
-    }
-    /// Leaves the channel and gives up its unread messages (R-LIFE-3); may close it (R-CLOSE-3).
-    ~receiver() {
-        this->release([this](auto& state) { return state.detach(std::exchange(cell_, nullptr), false); });
-    }
-    /// Exchanges the channels and positions of two receivers. @param other The receiver to swap with.
-    void swap(receiver& other) noexcept {
-        std::swap(this->state_, other.state_);
-        std::swap(cell_, other.cell_);
-    }
-
     /// The next message if there is one (R-RECV-1): overflowed(n) if this receiver
     /// lagged (R-OVF-2), else the next message, else `closed` (R-CLOSE-5), else `empty`.
     /// Takes no lock. @return The message, or why there is none.
@@ -129,24 +139,20 @@ public:
     /// @return The inactive receiver.
     [[nodiscard("dropped, the channel may close (R-CLOSE-3)")]] inactive_receiver<T, Primitives> deactivate() && {
         auto& state = this->state();
-        const bool last = state.detach(std::exchange(cell_, nullptr), true);
+        const bool last = state.detach(std::exchange(this->seat_.cell, nullptr), true);
         static_cast<void>(last); // cannot be last: the inactive receiver remains
         return detail::handle_access::adopt<inactive_receiver<T, Primitives>>(this->take_state());
     }
 
 private:
     friend struct detail::handle_access;
-    // The Relacy checker (model_tests/relacy/inspector.hpp) reads cell_'s position for its invariants.
-    friend struct bcast::detail::state_inspector;
-    receiver(typename base::state_type* state, cell_type* cell) noexcept : base(state), cell_(cell) {}
+    receiver(typename base::state_type* state, cell_type* cell) noexcept : base(state, detail::receiver_seat<cell_type>(cell)) {}
 
     // The cell, after state() has checked this receiver is not moved-from.
     cell_type& cell() const {
         static_cast<void>(this->state()); // R-HANDLE-1
-        return *cell_;
+        return *this->seat_.cell;
     }
-
-    cell_type* cell_; // this receiver's position; owned: deleted by detach(); null when moved-from
 };
 
 } // namespace bcast::fast

@@ -29,36 +29,10 @@ namespace bcast::fast {
 /// @tparam T The message type, a bcast::fast::message_type (trivially copyable, P-FAST-1).
 /// @tparam Primitives A bcast::fast::channel_primitives (R-IMPL-1).
 template <message_type T, channel_primitives Primitives>
-class sender : public detail::handle_base<T, Primitives> {
-    using base = detail::handle_base<T, Primitives>;
+class sender : public bcast::detail::counted_handle<detail::channel_state<T, Primitives>, bcast::detail::sender_seat> {
+    using base = bcast::detail::counted_handle<detail::channel_state<T, Primitives>, bcast::detail::sender_seat>;
 
 public:
-    /// One more sender on the same channel (R-HANDLE-2). @param other The sender to copy.
-    sender(const sender& other) : base(other.state_) {
-        if (this->state_ != nullptr) this->state_->add_sender();
-    }
-    /// Takes over `other`'s place; `other` becomes empty (R-HANDLE-1). @param other The sender to move from.
-    sender(sender&& other) noexcept = default;
-    /// Releases this sender's channel as destruction would, then copies `other`. @param other The sender to copy.
-    /// @return `*this`.
-    sender& operator=(const sender& other) {
-        sender copy(other);
-        swap(copy);
-        return *this;
-    }
-    /// Releases this sender's channel, then takes over `other`. @param other The sender to move from. @return `*this`.
-    sender& operator=(sender&& other) noexcept {
-        sender taken(std::move(other));
-        swap(taken);
-        return *this;
-    }
-    /// Leaves the channel; the last sender closes it (R-CLOSE-2, R-CLOSE-6).
-    ~sender() {
-        this->release([](auto& state) { return state.release_sender(); });
-    }
-    /// Exchanges the channels of two senders. @param other The sender to swap with.
-    void swap(sender& other) noexcept { std::swap(this->state_, other.state_); }
-
     /// Sends `message` if that needs no waiting: closed → `closed`, no active
     /// receiver → `inactive`, full → with overflow on the oldest is evicted and
     /// handed back (R-OVF-1; P-FAST-3 for an eviction that races a receive), else

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast::fast's handle base: what its three handle types share (ownership of
-// the channel state, the channel-wide settings and queries: R-QUERY-1,
-// R-HANDLE-1, R-HANDLE-3) is the reference's state_handle over this family's
-// channel_state; and the deadline conversion its timed calls use.
+// the channel state, their lifetime, the channel-wide settings and queries:
+// R-QUERY-1, R-HANDLE-1..3) is the reference's counted_handle over this
+// family's channel_state; and the deadline conversion its timed calls use.
 #pragma once
 
 #include <chrono>
@@ -45,11 +45,9 @@ auto until_on_its_clock(const std::chrono::time_point<Clock, Duration>& deadline
     }
 }
 
-// What the handles share is the reference's code (bcast/detail/state_handle.hpp)
-// over this family's channel_state; handle_access is the same friend.
+// What the handles share is the reference's code (bcast/detail/state_handle.hpp:
+// state_handle, counted_handle and the seats) over this family's channel_state;
+// handle_access is the same friend.
 using bcast::detail::handle_access;
-
-template <class T, class Primitives>
-using handle_base = bcast::detail::state_handle<channel_state<T, Primitives>>;
 
 } // namespace bcast::fast::detail
