@@ -90,24 +90,7 @@ struct async_recv_vs_event : scenario<async_recv_vs_event<E, V>, plain_primitive
             if (this_case.close_variant && (V & CLOSE)) this->close(1, 0);
         }
     }
-    void event() {
-        wake_event e = E; // not constant: GCC checks -Wswitch only on a non-constant condition
-        switch (e) {
-        case wake_event::message_queued: this->try_send(1, 0, 7); break;
-        case wake_event::closed: this->close(1, 0); break;
-        case wake_event::last_sender_left: this->drop_sender(1, 0); break;
-        case wake_event::slot_freed:
-        case wake_event::receiver_left:
-        case wake_event::receiver_left_freeing_several:
-        case wake_event::last_active_receiver_left:
-        case wake_event::capacity_grown:
-        case wake_event::overflow_on:
-        case wake_event::await_active_off:
-        case wake_event::receiver_activated:
-        case wake_event::last_receiver_left:
-        case wake_event::last_inactive_receiver_left: break; // not run (static_assert above)
-        }
-    }
+    void event() { make_receiver_wake_event<E>(*this); }
     void after() {
         if constexpr (E == wake_event::message_queued) {
             RL_ASSERT(got == (outcome{0, 7, 0})); // sent before any close: the message, never `closed`

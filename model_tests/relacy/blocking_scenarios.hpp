@@ -202,24 +202,7 @@ struct blocked_recv_vs_event
             static_cast<void>(this->tx[0]->is_closed());
         }
     }
-    void event() {
-        wake_event e = E; // not constant: GCC checks -Wswitch only on a non-constant condition
-        switch (e) {
-        case wake_event::message_queued: this->try_send(1, 0, 7); break;
-        case wake_event::closed: this->close(1, 0); break;
-        case wake_event::last_sender_left: this->drop_sender(1, 0); break;
-        case wake_event::slot_freed:
-        case wake_event::receiver_left:
-        case wake_event::receiver_left_freeing_several:
-        case wake_event::last_active_receiver_left:
-        case wake_event::capacity_grown:
-        case wake_event::overflow_on:
-        case wake_event::await_active_off:
-        case wake_event::receiver_activated:
-        case wake_event::last_receiver_left:
-        case wake_event::last_inactive_receiver_left: break; // not run (static_assert above)
-        }
-    }
+    void event() { make_receiver_wake_event<E>(*this); }
 };
 template <int V> using recv_blocked_vs_send = blocked_recv_vs_event<wake_event::message_queued, V>;
 template <int V> using recv_blocked_vs_close = blocked_recv_vs_event<wake_event::closed, V>;

@@ -44,10 +44,6 @@ struct fast_one_slot : fast_scenario<fast_one_slot<Primitives>, Primitives, 2> {
             this->try_recv(1, 1);
         }
     }
-    void after() {
-        this->drain_all();
-        this->finish();
-    }
 };
 
 // The ring wraps: cap 2 on 2 slots, with messages 3 and 4 written into the
@@ -67,10 +63,6 @@ struct fast_ring_wrap : fast_scenario<fast_ring_wrap, fast_release_primitives, 2
         } else {
             for (int k = 0; k < 3; ++k) try_recv(1, 1);
         }
-    }
-    void after() {
-        drain_all();
-        finish();
     }
 };
 
@@ -93,10 +85,6 @@ struct fast_two_positions : fast_scenario<fast_two_positions, fast_release_primi
             try_recv(2, 2);
             try_recv(2, 2);
         }
-    }
-    void after() {
-        drain_all();
-        finish();
     }
 };
 
@@ -185,10 +173,6 @@ struct fast_evict_vs_two_reads : fast_scenario<fast_evict_vs_two_reads, fast_rel
             try_recv(2, 2);
         }
     }
-    void after() {
-        drain_all();
-        finish();
-    }
 };
 
 // Overflow on two slots: two evictions race two reads.
@@ -208,10 +192,6 @@ struct fast_evict_two_slots : fast_scenario<fast_evict_two_slots, fast_release_p
             try_recv(1, 1);
             try_recv(1, 1);
         }
-    }
-    void after() {
-        drain_all();
-        finish();
     }
 };
 
@@ -234,10 +214,6 @@ struct fast_copy_vs_send : fast_scenario<fast_copy_vs_send, fast_release_primiti
             try_recv(2, 1);
         }
     }
-    void after() {
-        drain_all();
-        finish();
-    }
 };
 
 // A close racing a read: a receiver that finds nothing answers `closed` only
@@ -253,10 +229,6 @@ struct fast_close_vs_read : fast_scenario<fast_close_vs_read, fast_release_primi
             try_recv(1, 1);
             try_recv(1, 1);
         }
-    }
-    void after() {
-        drain_all();
-        finish();
     }
 };
 
@@ -276,10 +248,6 @@ struct fast_shrink_vs_read : fast_scenario<fast_shrink_vs_read, fast_release_pri
             try_recv(1, 1);
         }
     }
-    void after() {
-        drain_all();
-        finish();
-    }
 };
 
 // set_capacity growing past the slots (a new ring) while a receiver reads the old one.
@@ -298,10 +266,6 @@ struct fast_grow_vs_read : fast_scenario<fast_grow_vs_read, fast_release_primiti
             try_recv(1, 1);
         }
     }
-    void after() {
-        drain_all();
-        finish();
-    }
 };
 
 // The position question in this design (docs/position-design.md): a sender
@@ -318,10 +282,6 @@ struct fast_position : fast_scenario<fast_position<Primitives, Expected>, Primit
     void thread(unsigned t) {
         if (t == 0) this->try_send(0, 0, 2); // looks full: scans the receiver's position
         else this->try_recv(1, 1);           // writes it
-    }
-    void after() {
-        this->drain_all();
-        this->finish();
     }
 };
 
@@ -349,10 +309,6 @@ struct fast_blocked_send_vs_recv_t {
                 if constexpr ((V & CLOSE) != 0) this->close(1, 1);
             }
         }
-        void after() {
-            this->drain_all();
-            this->finish();
-        }
     };
 };
 template <int V>
@@ -376,10 +332,6 @@ struct fast_blocked_recv_vs_send : fast_scenario<fast_blocked_recv_vs_send<V>, f
             if constexpr ((V & CLOSE) != 0) this->close(1, 0);
         }
     }
-    void after() {
-        this->drain_all();
-        this->finish();
-    }
 };
 
 // Gating on the slowest receiver while it moves: two receivers at message 1,
@@ -401,10 +353,6 @@ struct fast_gate_on_slowest : fast_scenario<fast_gate_on_slowest<V>, fast_releas
             if (t == 1) until<V>(threads_sleeping == 1);
             this->recv(int(t), int(t)); // message 1; the sender wakes when the slower of the two has read it
         }
-    }
-    void after() {
-        this->drain_all();
-        this->finish();
     }
 };
 
@@ -459,10 +407,6 @@ struct fast_leave_vs_blocked_send : fast_scenario<fast_leave_vs_blocked_send<V>,
             if constexpr ((V & CLOSE) != 0) this->close(1, 2);
         }
     }
-    void after() {
-        this->drain_all();
-        this->finish();
-    }
 };
 
 // Timed calls racing their events: a timeout re-checks once (R-SEND-4, R-RECV-5).
@@ -475,10 +419,6 @@ struct fast_timed_calls : fast_scenario<fast_timed_calls, fast_release_primitive
     void thread(unsigned t) {
         if (t == 0) send_timed(0, 0, 2);
         else recv_timed(1, 1), recv_timed(1, 1);
-    }
-    void after() {
-        drain_all();
-        finish();
     }
 };
 

@@ -8,7 +8,8 @@
 // async_send_vs_event, async_recv_vs_event in async_scenarios.hpp) each
 // name every enumerator twice, in switches without a default: in their case
 // table (runs or not, and why; the --list description) and in event() (what
-// the event thread does). CMakeLists.txt turns -Wswitch into an error, so a
+// the event thread does; the two receiver templates share theirs,
+// make_receiver_wake_event below). CMakeLists.txt turns -Wswitch into an error, so a
 // new wake site added here makes the compiler point at every scenario
 // template that has not yet said whether, and how, it runs against it. (The
 // event() switches test a local copy of the template argument: GCC checks
@@ -66,5 +67,30 @@ struct event_case {
 };
 constexpr event_case runs_as(const char* description) { return {true, description}; }
 constexpr event_case not_run(const char* reason) { return {false, reason}; }
+
+// What the event thread (thread 1) does for an event that wakes a waiting
+// receiver, on the channel every receiver scenario opens (sender 0, receiver
+// 1): one switch for blocked_recv_vs_event and async_recv_vs_event, which
+// wait for the same events. The events that wake senders only are not run
+// against a receiver (each template's static_assert on woken_by()).
+template <wake_event E, class Scenario>
+void make_receiver_wake_event(Scenario& s) {
+    wake_event e = E; // not constant: GCC checks -Wswitch only on a non-constant condition
+    switch (e) {
+    case wake_event::message_queued: s.try_send(1, 0, 7); break;
+    case wake_event::closed: s.close(1, 0); break;
+    case wake_event::last_sender_left: s.drop_sender(1, 0); break;
+    case wake_event::slot_freed:
+    case wake_event::receiver_left:
+    case wake_event::receiver_left_freeing_several:
+    case wake_event::last_active_receiver_left:
+    case wake_event::capacity_grown:
+    case wake_event::overflow_on:
+    case wake_event::await_active_off:
+    case wake_event::receiver_activated:
+    case wake_event::last_receiver_left:
+    case wake_event::last_inactive_receiver_left: break; // not run (the templates' static_assert)
+    }
+}
 
 } // namespace bcast_rl
