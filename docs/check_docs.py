@@ -71,6 +71,7 @@ COUNT_PHRASES = [
     (NUM + r" properties", "properties"),
     (NUM + r" per implementation", "properties"),
     (NUM + r" implementations", "property_implementations"),
+    (NUM + r" programs per property in the sanitizer trees", "sanitizer_programs_per_property"),
     (NUM + r" programs per property", "programs_per_property"),
     (NUM + r" `property` tests", "property_ctests"),
     (NUM + r" rules", "rules"),
@@ -189,6 +190,10 @@ class Counts:
         main = re.search(r"else\(\)\s*set\(bcast_property_default_sequences (\d+)\)", cm)
         if main:
             v["programs_per_property"] = (int(main.group(1)), "property_tests/CMakeLists.txt, the main tree's default")
+        sanitized = re.search(r"if\(bcast_sanitized\)\s*set\(bcast_property_default_sequences (\d+)\)", cm)
+        if sanitized:
+            v["sanitizer_programs_per_property"] = (int(sanitized.group(1)),
+                                                    "property_tests/CMakeLists.txt, the sanitizer trees' default")
 
         fuzz = re.search(r"set\(BCAST_FUZZ_SECONDS (\d+)", cm)
         if fuzz:
