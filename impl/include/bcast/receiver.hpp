@@ -37,11 +37,9 @@ struct receiver_seat {
 
     receiver_seat() noexcept : pos(0) {}
     explicit receiver_seat(std::uint64_t at) noexcept : pos(at) {}
+    // Moved only (its copy is join_like, which counts it): declaring the move
+    // deletes the copies.
     receiver_seat(receiver_seat&& other) noexcept : pos(other.pos.load()) {}
-    receiver_seat(const receiver_seat&) = delete;
-    receiver_seat& operator=(const receiver_seat&) = delete;
-    receiver_seat& operator=(receiver_seat&&) = delete;
-    ~receiver_seat() = default;
 
     template <class State>
     static receiver_seat join_like(State& state, const receiver_seat& original) {

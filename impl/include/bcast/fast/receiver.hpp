@@ -30,11 +30,9 @@ struct receiver_seat {
 
     receiver_seat() = default;
     explicit receiver_seat(Cell* owned) noexcept : cell(owned) {}
+    // Moved only (its copy is join_like, which counts it): declaring the move
+    // deletes the copies.
     receiver_seat(receiver_seat&& other) noexcept : cell(std::exchange(other.cell, nullptr)) {}
-    receiver_seat(const receiver_seat&) = delete;
-    receiver_seat& operator=(const receiver_seat&) = delete;
-    receiver_seat& operator=(receiver_seat&&) = delete;
-    ~receiver_seat() = default;
 
     template <class State>
     static receiver_seat join_like(State& state, const receiver_seat& original) {
