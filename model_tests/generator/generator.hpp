@@ -39,6 +39,7 @@ struct generator_config {
     bool lifecycle = true; // threads may clone, drop, deactivate, activate handles and change settings
     bool queries = true;   // threads may ask the queries (len, is_closed, unread, ...)
     bool borrowing = true; // a thread may use one handle object another thread owns (scenario.hpp)
+    bool async = true;     // threads may run the async commands (off for a family without them, P-FAST-5)
     // The contention shape (random sampling only): three threads, the first
     // two each start with a blocking call on the same event (senders on a
     // full channel, senders with no active receiver, receivers on an empty
@@ -300,6 +301,7 @@ inline scenario build(chooser& c, const generator_config& cfg) {
                 for (const candidate& o : ops) {
                     if (o.lifecycle && !cfg.lifecycle) continue;
                     if (o.what == op::len && !cfg.queries) continue;
+                    if (is_async(o.what) && !cfg.async) continue;
                     if (creates(o.what) != handle_kind::none && next == end_logical(t)) continue;
                     if (borrowed && !borrowable(o.what, k)) continue;
                     if (!borrowed && consumes(o.what) && is_lent(h)) continue; // a borrower may be using it

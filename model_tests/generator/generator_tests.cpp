@@ -2,7 +2,7 @@
 // The scenario generator's own tests: the text form reads back, normalise()
 // keeps only valid commands, enumeration is deterministic and complete, the
 // minimiser's variants are smaller, random sampling takes its flavours in
-// turn, and the spec explorer finds the
+// turn (and leaves the async commands out when asked), and the spec explorer finds the
 // deadlocks the spec has and no others.
 #include <gtest/gtest.h>
 
@@ -164,6 +164,23 @@ TEST(sampling, the_contention_shape_starts_two_threads_with_a_blocking_call_of_o
     }
     EXPECT_GT(sends, 0);
     EXPECT_GT(receives, 0);
+}
+
+// bcast::fast has no async calls (P-FAST-5): with async off no scenario has
+// one, in any flavour, while the same seeds with async on do draw them.
+TEST(sampling, with_async_off_no_scenario_has_an_async_command_and_the_rest_still_varies) {
+    int with_async = 0, blocking = 0;
+    for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+        gen::generator_config off;
+        off.async = false;
+        const gen::scenario s = gen::random_scenario(seed, gen::sampling_config(seed, off));
+        EXPECT_FALSE(gen::has_async_command(s)) << gen::to_string(s);
+        for (const auto& t : s.threads)
+            for (const auto& st : t.steps) blocking += gen::may_block(st.what);
+        with_async += gen::has_async_command(gen::random_scenario(seed, gen::sampling_config(seed, {})));
+    }
+    EXPECT_GT(blocking, 0); // the blocking calls stay: they are what bcast::fast's wakeups are for
+    EXPECT_GT(with_async, 0);
 }
 
 TEST(spec_explorer, a_receive_nobody_sends_to_is_a_spec_deadlock) {

@@ -166,6 +166,23 @@ inline bool supported(op what) {
 inline bool may_block(op what) {
     return what == op::broadcast || what == op::recv || what == op::async_broadcast || what == op::async_recv;
 }
+// The coroutine commands (R-ASYNC-1): a family without async calls
+// (bcast::fast, P-FAST-5) is explored without them (generator_config::async).
+inline bool is_async(op what) { return prop::name_of(what).starts_with("async_"); }
+// Whether any command of `s` (setup, threads, teardown) satisfies `pred`.
+template <class Pred>
+bool has_command(const scenario& s, Pred pred) {
+    auto any = [&](const std::vector<step>& steps) {
+        return std::any_of(steps.begin(), steps.end(), [&](const step& st) { return pred(st.what); });
+    };
+    if (any(s.setup) || any(s.teardown)) return true;
+    return std::any_of(s.threads.begin(), s.threads.end(), [&](const auto& t) { return any(t.steps); });
+}
+inline bool has_async_command(const scenario& s) { return has_command(s, is_async); }
+// broadcast_expired, recv_expired: a deadline Relacy may place at any scheduling point.
+inline bool has_timed_command(const scenario& s) {
+    return has_command(s, [](op what) { return what == op::broadcast_expired || what == op::recv_expired; });
+}
 // Commands that may wait at all (blocking, timed, cancelled): only threads
 // run them; the setup and the teardown run alone, with no one to wake them.
 inline bool may_wait(op what) {
