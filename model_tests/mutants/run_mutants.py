@@ -401,8 +401,9 @@ def run_generated_checker(args, entry):
     if exe is None:
         return name, "ERROR", errors[0], 0, "", time.time() - t0, None
     try:
-        r = subprocess.run([str(exe), f"--budget={args.budget}", "--seed=1"], capture_output=True, text=True,
-                           timeout=RELACY_TIMEOUT_S)
+        channel = [f"--channel={args.family}"] if args.family else []
+        r = subprocess.run([str(exe), f"--budget={args.budget}", "--seed=1", *channel], capture_output=True,
+                           text=True, timeout=RELACY_TIMEOUT_S)
         out, rc = r.stdout + r.stderr, r.returncode
     except subprocess.TimeoutExpired:
         return (name, "TIMEOUT" if entry is None else "KILLED", "timeout: no progress", 0, "", time.time() - t0,
@@ -425,9 +426,11 @@ def run_generated_checker(args, entry):
 def channel_mutants(args):
     """None (the unmutated code) and the reference channel's own mutants: the lock's and bcast::fast's
     are left out (the generated scenarios, the traces and the histories run the reference channel on
-    another lock, or none)."""
+    another lock, or none). With --family fast (the generated scenarios only), bcast::fast's own
+    mutants instead, its lock's included: the generated scenarios then run bcast::fast."""
+    family = "fast" if getattr(args, "family", None) == "fast" else None
     return [None] + [m for m in sorted(registry.MUTANTS, key=lambda m: m.name)
-                     if not m.is_control and m.dedicated_runs is None and (not args.names or m.name in args.names)]
+                     if not m.is_control and m.dedicated_runs == family and (not args.names or m.name in args.names)]
 
 
 def run_each(entries, run, jobs, describe):
@@ -445,9 +448,14 @@ def run_each(entries, run, jobs, describe):
 def generated_table(args):
     # The lock's own mutants are left out: the generated scenarios run the
     # channel on Relacy's mutex, so they cannot reach bcast's futex lock.
+    # (bcast::fast's lock is in: with --family fast the scenarios run it.)
     entries = channel_mutants(args)
+    if args.no_control:  # ctest: the unmutated code passes the same scenarios in another test
+        entries = entries[1:]
     jobs = args.jobs or min(4, os.cpu_count() or 1)
-    print(f"{len(entries) - 1} mutants + the unmutated code against the generated scenarios alone "
+    print(f"{len(entries) - (0 if args.no_control else 1)} mutants"
+          f"{'' if args.no_control else ' + the unmutated code'} against the generated scenarios alone "
+          f"on {'bcast::fast' if args.family == 'fast' else 'the reference channel'} "
           f"(budget {args.budget}, seed 1; {args.opt}), {jobs} jobs", flush=True)
     t0 = time.time()
     results = run_each(entries, lambda e: run_generated_checker(args, e), jobs,
@@ -462,8 +470,10 @@ def generated_table(args):
     print()
     emit(args, lines, "generated-table.txt")
     bad = sum(1 for r in results if r[1] != ("PASSED" if r[0] == UNMUTATED else "KILLED"))
-    killed = sum(1 for r in results[1:] if r[1] == "KILLED")
-    print(f"\n{killed}/{len(results) - 1} killed by the generated scenarios alone; unmutated: {results[0][1]}; "
+    mutated = [r for r in results if r[0] != UNMUTATED]
+    killed = sum(1 for r in mutated if r[1] == "KILLED")
+    control = "not run (--no-control)" if args.no_control else results[0][1]
+    print(f"\n{killed}/{len(mutated)} killed by the generated scenarios alone; unmutated: {control}; "
           f"{bad} not as required; {time.time() - t0:.0f} s")
     return 1 if bad else 0
 
@@ -664,6 +674,9 @@ def parse_args():
                     help=f"--checker {HISTORIES}: the unmutated code records this many (default: --histories; "
                          "ctest's histories.mutants takes fewer, as histories.std_primitives_is_linearizable "
                          "records the full run on the same code)")
+    ap.add_argument("--no-control", action="store_true",
+                    help=f"--checker {GENERATED}: do not run the unmutated code (ctest's relacy.generated_fast "
+                         "runs the same scenarios on the same source)")
     ap.add_argument("--budget", type=int, default=1000,
                     help=f"--checker {GENERATED}: at most this many generated scenarios per mutant (seed 1 on)")
     ap.add_argument("--controls", action="store_true",
@@ -695,7 +708,9 @@ def parse_args():
                          "which must kill it; what ctest runs (a fifth of the build time)")
     ap.add_argument("--family", choices=("reference", "fast"), default=None,
                     help="only the mutants of one channel family (bcast::fast's are named fast-*); "
-                         "ctest runs the two as separate tests, each within its own timeout")
+                         "ctest runs the two as separate tests, each within its own timeout; "
+                         f"with --checker {GENERATED}, also the family the generated scenarios run on "
+                         "(bcast_relacy_generated --channel)")
     ap.add_argument("--must", action="store_true",
                     help=f"--checker {HISTORIES}: only the mutants that mutants.py says the histories must kill")
     ap.add_argument("names", nargs="*", help="only these mutants (or controls)")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // bcast_relacy_generated: generated concurrent scenarios (model_tests/generator/)
-// explored by Relacy on the unmodified channel, every execution checked
+// explored by Relacy on an unmodified channel (the reference, or bcast::fast
+// with --channel=fast), every execution checked
 // (generated_scenario.hpp); a failure is minimised and printed with its
 // replay command. docs/verification.md ("Generated scenarios") says what the
 // search covers.
@@ -20,10 +21,10 @@ constexpr const char* usage_text = R"(usage: bcast_relacy_generated [--help] [--
                               [--threads=MIN-MAX] [--steps=K] [--capacity=C] [--no-lifecycle]
                               [--no-queries] [--no-borrowing] [--no-mix] [--two-waiters]
                               [--bound=B] [--random=R] [--no-minimise] [--keep-going] [--verbose]
-                              [--scenario='TEXT']
+                              [--channel=reference|fast] [--scenario='TEXT']
 
 Generates concurrent scenarios over the property tests' command language and explores each
-under Relacy on the unmodified channel: a context-bound search (bound B, default 2) and R
+under Relacy on an unmodified channel: a context-bound search (bound B, default 2) and R
 random-scheduler executions (default 1000: the scheduler that injects spurious wakeups).
 Every execution is checked: no data race or Relacy error, every message destroyed once, the
 channel's invariants, a history linearizable against bcast::spec::model. A DEADLOCK is
@@ -48,7 +49,15 @@ deadlock in some interleaving are not run (counted).
   --two-waiters   (with --no-mix) every seed in the contention shape: three threads, the
                   first two blocked on the same event
   --scenario=TEXT run this one scenario (the text form a failure prints)
-  --bound=B       context bound (default 2); --random=R random executions per scenario
+  --channel=C     the channel family: reference (default) or fast, bcast::fast on its own
+                  Relacy harness (model_tests/relacy/fast_harness.hpp: histories checked
+                  against the model under profile P-FAST-3, no message instances to count);
+                  fast has no async calls (P-FAST-5), so its scenarios have none, and
+                  searches bound 1 (0 with a timed command) and 5000 random executions by
+                  default (every atomic access is a scheduling point there)
+  --bound=B       context bound (default 2; fast: 1, and 0 for a scenario with a timed
+                  command); --random=R random executions per scenario
+                  (default 1000; fast: 5000)
   --no-minimise   report a failure as found
   --keep-going    continue after a failure
   --verbose       one line per scenario
@@ -61,8 +70,17 @@ struct options {
     bool enumerate = false, count = false, minimise = true, keep_going = false, verbose = false, mix = true;
     std::string scenario_text;
     gen::generator_config cfg;
+    // The searches per scenario. For bcast::fast (set after the arguments, unless given) a context
+    // bound of 1 and 5000 random executions, and bound 0 for a scenario with a timed command: every
+    // atomic access is a scheduling point there, and while a timed call sleeps every point may
+    // also be its deadline (model_clock.hpp), so bound 1 already takes minutes on one
+    // three-thread scenario with a recv_expired (bound 2 takes seconds on one without); the
+    // random scheduler still places preemptions and deadlines anywhere.
     unsigned bound = 2;
     long random = 1000;
+    bool bound_given = false, random_given = false;
+    unsigned bound_with_a_timed_command = 2; // the bound for a scenario with broadcast_expired or recv_expired
+    generated_family family = generated_family::reference;
 };
 
 // What one scenario's exploration found.
@@ -117,7 +135,7 @@ bool is_failure(const finding& f) { return f.failed; }
 finding explore(const gen::scenario& s, const options& o) {
     finding f;
     auto attempt = [&](rl::scheduler_type_e sched, unsigned bound, long iterations) {
-        f.run = run_generated(s, sched, bound, iterations);
+        f.run = run_generated(s, sched, bound, iterations, o.family);
         f.seconds += f.run.seconds;
         f.executions += f.run.executions;
         f.reruns += f.run.reruns;
@@ -126,7 +144,8 @@ finding explore(const gen::scenario& s, const options& o) {
         classify(s, f);
         return true;
     };
-    if (attempt(rl::sched_bound, o.bound, 0) && !f.inconclusive) return f;
+    const unsigned bound = gen::has_timed_command(s) ? o.bound_with_a_timed_command : o.bound;
+    if (attempt(rl::sched_bound, bound, 0) && !f.inconclusive) return f;
     if (o.random > 0) {
         const bool bound_inconclusive = f.inconclusive;
         f.inconclusive = false;
@@ -190,7 +209,7 @@ std::pair<gen::scenario, finding> minimise(gen::scenario s, finding f, const opt
         }
     }
     for (unsigned b = 0; b < o.bound; ++b) { // the fewest preemptions: the shortest trace to read
-        generated_run r = run_generated(s, rl::sched_bound, b, 0);
+        generated_run r = run_generated(s, rl::sched_bound, b, 0, o.family);
         if (r.result == rl::test_result_success) continue;
         finding g;
         g.sched = rl::sched_bound, g.bound = b, g.run = r;
@@ -202,6 +221,7 @@ std::pair<gen::scenario, finding> minimise(gen::scenario s, finding f, const opt
 
 std::string replay_command(const gen::scenario& s, const finding& f, const options& o) {
     std::string cmd = "bcast_relacy_generated --scenario='" + gen::to_string(s) + "'";
+    if (o.family != generated_family::reference) cmd += std::string(" --channel=") + family_name(o.family);
     if (f.sched == rl::sched_bound) cmd += " --bound=" + std::to_string(f.bound) + " --random=0";
     else cmd += " --random=" + std::to_string(o.random);
     return cmd;
@@ -261,12 +281,14 @@ int main(int argc, char** argv) {
             else if (a == "--no-borrowing") o.cfg.borrowing = false;
             else if (a == "--no-mix") o.mix = false;
             else if (a == "--two-waiters") o.cfg.two_waiters = true;
-            else if (a.rfind("--bound=", 0) == 0) o.bound = unsigned(std::stoul(value("--bound=")));
-            else if (a.rfind("--random=", 0) == 0) o.random = std::stol(value("--random="));
+            else if (a.rfind("--bound=", 0) == 0) o.bound = unsigned(std::stoul(value("--bound="))), o.bound_given = true;
+            else if (a.rfind("--random=", 0) == 0) o.random = std::stol(value("--random=")), o.random_given = true;
             else if (a == "--no-minimise") o.minimise = false;
             else if (a == "--keep-going") o.keep_going = true;
             else if (a == "--verbose") o.verbose = true;
             else if (a.rfind("--scenario=", 0) == 0) o.scenario_text = value("--scenario=");
+            else if (a == "--channel=reference") o.family = generated_family::reference;
+            else if (a == "--channel=fast") o.family = generated_family::fast;
             else throw std::invalid_argument(a);
         } catch (const std::exception&) {
             std::fprintf(stderr, "bcast_relacy_generated: bad argument %s\n\n%s", a.c_str(), usage_text);
@@ -277,6 +299,13 @@ int main(int argc, char** argv) {
         o.cfg.max_capacity > 5) {
         std::fprintf(stderr, "bcast_relacy_generated: --steps must be 1..%d, --capacity 1..5\n", gen::max_steps_per_thread);
         return 2;
+    }
+
+    o.cfg.async = has_async_calls(o.family);
+    o.bound_with_a_timed_command = o.bound;
+    if (o.family == generated_family::fast) {
+        if (!o.bound_given) o.bound = 1, o.bound_with_a_timed_command = 0;
+        if (!o.random_given) o.random = 5000;
     }
 
     if (o.count) {
@@ -338,6 +367,11 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "bcast_relacy_generated: --scenario: %s\n", error.c_str());
             return 2;
         }
+        if (!o.cfg.async && gen::has_async_command(*s)) {
+            std::fprintf(stderr, "bcast_relacy_generated: --scenario has an async command, which --channel=%s does not have (P-FAST-5)\n",
+                         family_name(o.family));
+            return 2;
+        }
         check_one(*s, "given");
     } else if (o.enumerate) {
         long k = 0;
@@ -355,6 +389,8 @@ int main(int argc, char** argv) {
                 "finished thread resumed by Relacy), %.1f s; context bound %u + %ld random executions each\n",
                 ran, distinct.size(), skipped, failed, legitimate_deadlocks, inconclusive,
                 (unsigned long long)executions, (unsigned long long)reruns, seconds, o.bound, o.random);
+    if (o.family == generated_family::fast)
+        std::printf("channel fast: %ld histories accepted only under profile P-FAST-3\n", fast_profile_relaxations);
     if (drawn != 0)
         std::printf("seeds %llu..%llu drawn\n", (unsigned long long)o.seed, (unsigned long long)(o.seed + std::uint64_t(drawn) - 1));
     if (ran == 0) return 1;

@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// A generated scenario (model_tests/generator/) run under Relacy on the
+// A generated scenario (model_tests/generator/) run under Relacy on an
 // unmodified channel: the setup in before(), thread t's commands in
-// thread(t), the teardown and every common check (harness.hpp: messages
-// destroyed once, invariants at every scheduling point, linearizability
-// against bcast::spec::model) in after().
+// thread(t), the teardown and every common check (the family's harness:
+// invariants at every scheduling point, linearizability against
+// bcast::spec::model; for the reference also every message destroyed once)
+// in after().
+//
+// Both channel families run them, each on its own harness
+// (generated_family below): the reference on harness.hpp's scenario with
+// plain positions, bcast::fast on fast_harness.hpp's fast_scenario with its
+// default positions and profile P-FAST-3. bcast::fast has no async calls
+// (P-FAST-5): its scenarios are generated without them
+// (generator_config::async).
 //
 // Relacy's test suites have a compile-time thread count and no parameters,
 // so the scenario being run is a global (`generated_current`) and
@@ -14,6 +22,7 @@
 #pragma once
 
 #include "harness.hpp"
+#include "fast_harness.hpp" // after harness.hpp: relacy_primitives.hpp comes first
 #include "simulate.hpp"
 
 #include "../generator/generator.hpp"
@@ -35,9 +44,27 @@ inline bool generated_last_rerun = false; // in the execution Relacy ran last
 // object: after a DEADLOCK the calls still pending are read from here.
 inline history generated_last_history;
 
-template <int Threads>
-struct generated : scenario<generated<Threads>, plain_primitives, Threads> {
-    using base = scenario<generated<Threads>, plain_primitives, Threads>;
+// The channel families the generated scenarios run on: which harness, and
+// whether it has the async calls.
+enum class generated_family { reference,
+                              fast };
+
+template <generated_family Family, class Derived, int Threads>
+struct generated_harness;
+template <class Derived, int Threads>
+struct generated_harness<generated_family::reference, Derived, Threads> {
+    using type = scenario<Derived, plain_primitives, Threads>;
+};
+template <class Derived, int Threads>
+struct generated_harness<generated_family::fast, Derived, Threads> {
+    using type = fast_scenario<Derived, fast_release_primitives, Threads>;
+};
+constexpr bool has_async_calls(generated_family f) { return f == generated_family::reference; }
+inline const char* family_name(generated_family f) { return f == generated_family::reference ? "reference" : "fast"; }
+
+template <generated_family Family, int Threads>
+struct generated : generated_harness<Family, generated<Family, Threads>, Threads>::type {
+    using base = typename generated_harness<Family, generated<Family, Threads>, Threads>::type;
     static constexpr const char* description = "a generated scenario";
 
     // The waiter node of a thread's current async command (one at a time).
@@ -53,7 +80,9 @@ struct generated : scenario<generated<Threads>, plain_primitives, Threads> {
     const bcast::gen::scenario& plan() const { return *generated_current; }
 
     void dropping() {
-        if (--live_handles == 0) this->channel = nullptr, this->state = nullptr;
+        if (--live_handles != 0) return;
+        this->channel = nullptr;
+        if constexpr (Family == generated_family::reference) this->state = nullptr;
     }
 
     void before() {
@@ -104,25 +133,12 @@ struct generated : scenario<generated<Threads>, plain_primitives, Threads> {
         case op::recv: this->recv(who, h); break;
         case op::recv_expired: this->recv_timed(who, h); break;
         case op::async_recv:
-        case op::async_recv_cancelled: {
-            RL_ASSERT(slot >= 0 && slot < Threads); // normalise() keeps waiting commands in the threads
-            auto& node = recv_waiter[slot].emplace();
-            const bool cancelled = st.what == op::async_recv_cancelled;
-            this->async_recv(who, h, node, cancelled && st.arg == 0, cancelled && st.arg != 0);
-            base::check_resumed(node);
-            recv_waiter[slot].reset();
-            break;
-        }
+        case op::async_recv_cancelled:
         case op::async_broadcast:
-        case op::async_broadcast_cancelled: {
-            RL_ASSERT(slot >= 0 && slot < Threads);
-            auto& node = send_waiter[slot].emplace();
-            const bool cancelled = st.what == op::async_broadcast_cancelled;
-            this->async_send(who, h, node, value, cancelled && st.arg == 0, cancelled && st.arg != 0);
-            base::check_resumed(node);
-            send_waiter[slot].reset();
+        case op::async_broadcast_cancelled:
+            if constexpr (has_async_calls(Family)) run_async(who, slot, st, value);
+            else RL_ASSERT(!"an async command on a family without async calls (the generator leaves them out)");
             break;
-        }
         case op::clone_sender: this->clone_sender(who, h, st.out); break;
         case op::new_sender: this->new_sender(who, h, st.out); break;
         case op::clone_receiver: this->clone_receiver(who, h, st.out); break;
@@ -150,6 +166,26 @@ struct generated : scenario<generated<Threads>, plain_primitives, Threads> {
         if (bcast::gen::creates(st.what) != bcast::gen::handle_kind::none && !bcast::gen::consumes(st.what))
             ++live_handles;
     }
+
+    // A thread's async command, with its waiter node in the thread's slot.
+    void run_async(int who, int slot, const bcast::gen::step& st, int value) {
+        using bcast::gen::op;
+        const int h = st.handle;
+        RL_ASSERT(slot >= 0 && slot < Threads); // normalise() keeps waiting commands in the threads
+        if (st.what == op::async_recv || st.what == op::async_recv_cancelled) {
+            auto& node = recv_waiter[slot].emplace();
+            const bool cancelled = st.what == op::async_recv_cancelled;
+            this->async_recv(who, h, node, cancelled && st.arg == 0, cancelled && st.arg != 0);
+            base::check_resumed(node);
+            recv_waiter[slot].reset();
+        } else {
+            auto& node = send_waiter[slot].emplace();
+            const bool cancelled = st.what == op::async_broadcast_cancelled;
+            this->async_send(who, h, node, value, cancelled && st.arg == 0, cancelled && st.arg != 0);
+            base::check_resumed(node);
+            send_waiter[slot].reset();
+        }
+    }
 };
 
 // One search of `s` with one scheduler: the Relacy result and, on a failure,
@@ -165,17 +201,26 @@ struct generated_run {
     history calls;                   // the failing execution's calls (pending ones: returned == pending_tick)
 };
 
-template <int N>
+template <generated_family Family, int N>
 bool simulate_generated(rl::scheduler_type_e sched, rl::test_params& p) {
     switch (sched) {
-    case rl::sched_full: return simulate_with<generated<N>, rl::sched_full>(p);
-    case rl::sched_bound: return simulate_with<generated<N>, rl::sched_bound>(p);
-    default: return simulate_with<generated<N>, rl::sched_random>(p);
+    case rl::sched_full: return simulate_with<generated<Family, N>, rl::sched_full>(p);
+    case rl::sched_bound: return simulate_with<generated<Family, N>, rl::sched_bound>(p);
+    default: return simulate_with<generated<Family, N>, rl::sched_random>(p);
+    }
+}
+
+template <generated_family Family>
+void simulate_generated_threads(std::size_t threads, rl::scheduler_type_e sched, rl::test_params& p) {
+    switch (threads) {
+    case 1: simulate_generated<Family, 1>(sched, p); break;
+    case 2: simulate_generated<Family, 2>(sched, p); break;
+    default: simulate_generated<Family, 3>(sched, p); break;
     }
 }
 
 inline generated_run run_generated(const bcast::gen::scenario& s, rl::scheduler_type_e sched, unsigned bound,
-                                   long iterations) {
+                                   long iterations, generated_family family = generated_family::reference) {
     generated_current = &s;
     rl::test_params p;
     p.search_type = sched;
@@ -190,11 +235,8 @@ inline generated_run run_generated(const bcast::gen::scenario& s, rl::scheduler_
     verdict_cache::clear();
     generated_rerun_threads = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    switch (s.threads.size()) {
-    case 1: simulate_generated<1>(sched, p); break;
-    case 2: simulate_generated<2>(sched, p); break;
-    default: simulate_generated<3>(sched, p); break;
-    }
+    if (family == generated_family::reference) simulate_generated_threads<generated_family::reference>(s.threads.size(), sched, p);
+    else simulate_generated_threads<generated_family::fast>(s.threads.size(), sched, p);
     generated_run out;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.result = p.test_result;
