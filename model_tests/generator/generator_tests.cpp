@@ -174,10 +174,10 @@ TEST(sampling, with_async_off_no_scenario_has_an_async_command_and_the_rest_stil
         gen::generator_config off;
         off.async = false;
         const gen::scenario s = gen::random_scenario(seed, gen::sampling_config(seed, off));
-        EXPECT_FALSE(gen::has_async_command(s)) << gen::to_string(s);
+        EXPECT_FALSE(gen::has_command(s, gen::is_async)) << gen::to_string(s);
         for (const auto& t : s.threads)
             for (const auto& st : t.steps) blocking += gen::may_block(st.what);
-        with_async += gen::has_async_command(gen::random_scenario(seed, gen::sampling_config(seed, {})));
+        with_async += gen::has_command(gen::random_scenario(seed, gen::sampling_config(seed, {})), gen::is_async);
     }
     EXPECT_GT(blocking, 0); // the blocking calls stay: they are what bcast::fast's wakeups are for
     EXPECT_GT(with_async, 0);

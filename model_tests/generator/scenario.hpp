@@ -169,6 +169,14 @@ inline bool may_block(op what) {
 // The coroutine commands (R-ASYNC-1): a family without async calls
 // (bcast::fast, P-FAST-5) is explored without them (generator_config::async).
 inline bool is_async(op what) { return prop::name_of(what).starts_with("async_"); }
+// The timed commands: a deadline Relacy may place at any scheduling point.
+inline bool is_timed(op what) { return what == op::broadcast_expired || what == op::recv_expired; }
+// Commands that may wait at all (blocking, timed, cancelled): only threads
+// run them; the setup and the teardown run alone, with no one to wake them.
+inline bool may_wait(op what) {
+    return may_block(what) || is_timed(what) || what == op::async_broadcast_cancelled ||
+           what == op::async_recv_cancelled;
+}
 // Whether any command of `s` (setup, threads, teardown) satisfies `pred`.
 template <class Pred>
 bool has_command(const scenario& s, Pred pred) {
@@ -177,17 +185,6 @@ bool has_command(const scenario& s, Pred pred) {
     };
     if (any(s.setup) || any(s.teardown)) return true;
     return std::any_of(s.threads.begin(), s.threads.end(), [&](const auto& t) { return any(t.steps); });
-}
-inline bool has_async_command(const scenario& s) { return has_command(s, is_async); }
-// broadcast_expired, recv_expired: a deadline Relacy may place at any scheduling point.
-inline bool has_timed_command(const scenario& s) {
-    return has_command(s, [](op what) { return what == op::broadcast_expired || what == op::recv_expired; });
-}
-// Commands that may wait at all (blocking, timed, cancelled): only threads
-// run them; the setup and the teardown run alone, with no one to wake them.
-inline bool may_wait(op what) {
-    return may_block(what) || what == op::broadcast_expired || what == op::recv_expired ||
-           what == op::async_broadcast_cancelled || what == op::async_recv_cancelled;
 }
 inline bool valid_on(op what, handle_kind kind) {
     if (what == op::close) return kind == handle_kind::sender || kind == handle_kind::receiver;

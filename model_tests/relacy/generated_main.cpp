@@ -8,8 +8,10 @@
 #include "generated_scenario.hpp"
 
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <set>
 
 using namespace bcast_rl;
@@ -70,17 +72,16 @@ struct options {
     bool enumerate = false, count = false, minimise = true, keep_going = false, verbose = false, mix = true;
     std::string scenario_text;
     gen::generator_config cfg;
-    // The searches per scenario. For bcast::fast (set after the arguments, unless given) a context
-    // bound of 1 and 5000 random executions, and bound 0 for a scenario with a timed command: every
-    // atomic access is a scheduling point there, and while a timed call sleeps every point may
-    // also be its deadline (model_clock.hpp), so bound 1 already takes minutes on one
-    // three-thread scenario with a recv_expired (bound 2 takes seconds on one without); the
-    // random scheduler still places preemptions and deadlines anywhere.
-    unsigned bound = 2;
-    long random = 1000;
-    bool bound_given = false, random_given = false;
-    unsigned bound_with_a_timed_command = 2; // the bound for a scenario with broadcast_expired or recv_expired
-    generated_family family = generated_family::reference;
+    // The searches per scenario: --bound and --random, else the family's row (generated_scenario.hpp).
+    std::optional<unsigned> bound_given;
+    std::optional<long> random_given;
+    const generated_family* family = &generated_families[0];
+    unsigned bound() const { return bound_given.value_or(family->bound); }
+    unsigned bound_for(const gen::scenario& s) const {
+        return bound_given.value_or(gen::has_command(s, gen::is_timed) ? family->bound_with_a_timed_command
+                                                                       : family->bound);
+    }
+    long random() const { return random_given.value_or(family->random); }
 };
 
 // What one scenario's exploration found.
@@ -135,7 +136,7 @@ bool is_failure(const finding& f) { return f.failed; }
 finding explore(const gen::scenario& s, const options& o) {
     finding f;
     auto attempt = [&](rl::scheduler_type_e sched, unsigned bound, long iterations) {
-        f.run = run_generated(s, sched, bound, iterations, o.family);
+        f.run = run_generated(s, sched, bound, iterations, *o.family);
         f.seconds += f.run.seconds;
         f.executions += f.run.executions;
         f.reruns += f.run.reruns;
@@ -144,12 +145,11 @@ finding explore(const gen::scenario& s, const options& o) {
         classify(s, f);
         return true;
     };
-    const unsigned bound = gen::has_timed_command(s) ? o.bound_with_a_timed_command : o.bound;
-    if (attempt(rl::sched_bound, bound, 0) && !f.inconclusive) return f;
-    if (o.random > 0) {
+    if (attempt(rl::sched_bound, o.bound_for(s), 0) && !f.inconclusive) return f;
+    if (o.random() > 0) {
         const bool bound_inconclusive = f.inconclusive;
         f.inconclusive = false;
-        if (!attempt(rl::sched_random, 0, o.random)) f.inconclusive = bound_inconclusive;
+        if (!attempt(rl::sched_random, 0, o.random())) f.inconclusive = bound_inconclusive;
     }
     return f;
 }
@@ -208,8 +208,8 @@ std::pair<gen::scenario, finding> minimise(gen::scenario s, finding f, const opt
             }
         }
     }
-    for (unsigned b = 0; b < o.bound; ++b) { // the fewest preemptions: the shortest trace to read
-        generated_run r = run_generated(s, rl::sched_bound, b, 0, o.family);
+    for (unsigned b = 0; b < o.bound(); ++b) { // the fewest preemptions: the shortest trace to read
+        generated_run r = run_generated(s, rl::sched_bound, b, 0, *o.family);
         if (r.result == rl::test_result_success) continue;
         finding g;
         g.sched = rl::sched_bound, g.bound = b, g.run = r;
@@ -221,9 +221,9 @@ std::pair<gen::scenario, finding> minimise(gen::scenario s, finding f, const opt
 
 std::string replay_command(const gen::scenario& s, const finding& f, const options& o) {
     std::string cmd = "bcast_relacy_generated --scenario='" + gen::to_string(s) + "'";
-    if (o.family != generated_family::reference) cmd += std::string(" --channel=") + family_name(o.family);
+    if (o.family != &generated_families[0]) cmd += std::string(" --channel=") + o.family->name;
     if (f.sched == rl::sched_bound) cmd += " --bound=" + std::to_string(f.bound) + " --random=0";
-    else cmd += " --random=" + std::to_string(o.random);
+    else cmd += " --random=" + std::to_string(o.random());
     return cmd;
 }
 
@@ -281,15 +281,18 @@ int main(int argc, char** argv) {
             else if (a == "--no-borrowing") o.cfg.borrowing = false;
             else if (a == "--no-mix") o.mix = false;
             else if (a == "--two-waiters") o.cfg.two_waiters = true;
-            else if (a.rfind("--bound=", 0) == 0) o.bound = unsigned(std::stoul(value("--bound="))), o.bound_given = true;
-            else if (a.rfind("--random=", 0) == 0) o.random = std::stol(value("--random=")), o.random_given = true;
+            else if (a.rfind("--bound=", 0) == 0) o.bound_given = unsigned(std::stoul(value("--bound=")));
+            else if (a.rfind("--random=", 0) == 0) o.random_given = std::stol(value("--random="));
             else if (a == "--no-minimise") o.minimise = false;
             else if (a == "--keep-going") o.keep_going = true;
             else if (a == "--verbose") o.verbose = true;
             else if (a.rfind("--scenario=", 0) == 0) o.scenario_text = value("--scenario=");
-            else if (a == "--channel=reference") o.family = generated_family::reference;
-            else if (a == "--channel=fast") o.family = generated_family::fast;
-            else throw std::invalid_argument(a);
+            else if (a.rfind("--channel=", 0) == 0) {
+                const auto row = std::find_if(std::begin(generated_families), std::end(generated_families),
+                                              [&](const generated_family& f) { return value("--channel=") == f.name; });
+                if (row == std::end(generated_families)) throw std::invalid_argument(a);
+                o.family = &*row;
+            } else throw std::invalid_argument(a);
         } catch (const std::exception&) {
             std::fprintf(stderr, "bcast_relacy_generated: bad argument %s\n\n%s", a.c_str(), usage_text);
             return 2;
@@ -301,12 +304,7 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    o.cfg.async = has_async_calls(o.family);
-    o.bound_with_a_timed_command = o.bound;
-    if (o.family == generated_family::fast) {
-        if (!o.bound_given) o.bound = 1, o.bound_with_a_timed_command = 0;
-        if (!o.random_given) o.random = 5000;
-    }
+    o.cfg.async = o.family->async;
 
     if (o.count) {
         std::uint64_t spec_deadlocks = 0;
@@ -367,9 +365,9 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "bcast_relacy_generated: --scenario: %s\n", error.c_str());
             return 2;
         }
-        if (!o.cfg.async && gen::has_async_command(*s)) {
+        if (!o.cfg.async && gen::has_command(*s, gen::is_async)) {
             std::fprintf(stderr, "bcast_relacy_generated: --scenario has an async command, which --channel=%s does not have (P-FAST-5)\n",
-                         family_name(o.family));
+                         o.family->name);
             return 2;
         }
         check_one(*s, "given");
@@ -388,9 +386,10 @@ int main(int argc, char** argv) {
                 "%ld stopped at a deadlock the spec allows, %ld stopped inconclusive; %llu executions (%llu with a "
                 "finished thread resumed by Relacy), %.1f s; context bound %u + %ld random executions each\n",
                 ran, distinct.size(), skipped, failed, legitimate_deadlocks, inconclusive,
-                (unsigned long long)executions, (unsigned long long)reruns, seconds, o.bound, o.random);
-    if (o.family == generated_family::fast)
-        std::printf("channel fast: %ld histories accepted only under profile P-FAST-3\n", fast_profile_relaxations);
+                (unsigned long long)executions, (unsigned long long)reruns, seconds, o.bound(), o.random());
+    if (o.family->profile != nullptr)
+        std::printf("channel %s: %ld histories accepted only under profile %s\n", o.family->name,
+                    fast_profile_relaxations, o.family->profile);
     if (drawn != 0)
         std::printf("seeds %llu..%llu drawn\n", (unsigned long long)o.seed, (unsigned long long)(o.seed + std::uint64_t(drawn) - 1));
     if (ran == 0) return 1;

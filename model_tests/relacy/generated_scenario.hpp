@@ -6,8 +6,8 @@
 // bcast::spec::model; for the reference also every message destroyed once)
 // in after().
 //
-// Both channel families run them, each on its own harness
-// (generated_family below): the reference on harness.hpp's scenario with
+// Both channel families run them, each on its own harness (one row each of
+// generated_families below): the reference on harness.hpp's scenario with
 // plain positions, bcast::fast on fast_harness.hpp's fast_scenario with its
 // default positions and profile P-FAST-3. bcast::fast has no async calls
 // (P-FAST-5): its scenarios are generated without them
@@ -44,27 +44,36 @@ inline bool generated_last_rerun = false; // in the execution Relacy ran last
 // object: after a DEADLOCK the calls still pending are read from here.
 inline history generated_last_history;
 
-// The channel families the generated scenarios run on: which harness, and
-// whether it has the async calls.
-enum class generated_family { reference,
-                              fast };
-
-template <generated_family Family, class Derived, int Threads>
-struct generated_harness;
-template <class Derived, int Threads>
-struct generated_harness<generated_family::reference, Derived, Threads> {
-    using type = scenario<Derived, plain_primitives, Threads>;
+// A channel family the generated scenarios run on: its harness, whether it has
+// the async calls, and how deep its searches go (generated_main.cpp's
+// defaults). Each is a row of generated_families below.
+struct reference_generated {
+    static constexpr const char* name = "reference";
+    template <class Derived, int Threads>
+    using harness = scenario<Derived, plain_primitives, Threads>;
+    static constexpr const char* profile = nullptr; // histories checked strictly
+    static constexpr bool async = true;
+    static constexpr unsigned bound = 2, bound_with_a_timed_command = 2;
+    static constexpr long random = 1000;
 };
-template <class Derived, int Threads>
-struct generated_harness<generated_family::fast, Derived, Threads> {
-    using type = fast_scenario<Derived, fast_release_primitives, Threads>;
+// Every atomic access is a scheduling point in bcast::fast, and while a timed
+// call sleeps every point may also be its deadline (model_clock.hpp): bound 1
+// already takes minutes on one three-thread scenario with a recv_expired, bound
+// 2 seconds on one without (632,488 executions); the random scheduler still
+// places preemptions and deadlines anywhere.
+struct fast_generated {
+    static constexpr const char* name = "fast";
+    template <class Derived, int Threads>
+    using harness = fast_scenario<Derived, fast_release_primitives, Threads>;
+    static constexpr const char* profile = "P-FAST-3"; // fast_history_is_linearizable counts what it allows
+    static constexpr bool async = false;               // P-FAST-5
+    static constexpr unsigned bound = 1, bound_with_a_timed_command = 0;
+    static constexpr long random = 5000;
 };
-constexpr bool has_async_calls(generated_family f) { return f == generated_family::reference; }
-inline const char* family_name(generated_family f) { return f == generated_family::reference ? "reference" : "fast"; }
 
-template <generated_family Family, int Threads>
-struct generated : generated_harness<Family, generated<Family, Threads>, Threads>::type {
-    using base = typename generated_harness<Family, generated<Family, Threads>, Threads>::type;
+template <class Family, int Threads>
+struct generated : Family::template harness<generated<Family, Threads>, Threads> {
+    using base = typename Family::template harness<generated<Family, Threads>, Threads>;
     static constexpr const char* description = "a generated scenario";
 
     // The waiter node of a thread's current async command (one at a time).
@@ -82,7 +91,7 @@ struct generated : generated_harness<Family, generated<Family, Threads>, Threads
     void dropping() {
         if (--live_handles != 0) return;
         this->channel = nullptr;
-        if constexpr (Family == generated_family::reference) this->state = nullptr;
+        if constexpr (requires { this->state; }) this->state = nullptr; // the reference harness's other view of it
     }
 
     void before() {
@@ -136,7 +145,7 @@ struct generated : generated_harness<Family, generated<Family, Threads>, Threads
         case op::async_recv_cancelled:
         case op::async_broadcast:
         case op::async_broadcast_cancelled:
-            if constexpr (has_async_calls(Family)) run_async(who, slot, st, value);
+            if constexpr (Family::async) run_async(who, slot, st, value);
             else RL_ASSERT(!"an async command on a family without async calls (the generator leaves them out)");
             break;
         case op::clone_sender: this->clone_sender(who, h, st.out); break;
@@ -201,7 +210,7 @@ struct generated_run {
     history calls;                   // the failing execution's calls (pending ones: returned == pending_tick)
 };
 
-template <generated_family Family, int N>
+template <class Family, int N>
 bool simulate_generated(rl::scheduler_type_e sched, rl::test_params& p) {
     switch (sched) {
     case rl::sched_full: return simulate_with<generated<Family, N>, rl::sched_full>(p);
@@ -210,17 +219,31 @@ bool simulate_generated(rl::scheduler_type_e sched, rl::test_params& p) {
     }
 }
 
-template <generated_family Family>
-void simulate_generated_threads(std::size_t threads, rl::scheduler_type_e sched, rl::test_params& p) {
-    switch (threads) {
-    case 1: simulate_generated<Family, 1>(sched, p); break;
-    case 2: simulate_generated<Family, 2>(sched, p); break;
-    default: simulate_generated<Family, 3>(sched, p); break;
-    }
+// One family at run time (--channel=NAME): its row's settings and its search.
+struct generated_family {
+    const char* name;
+    const char* profile;
+    bool async;
+    unsigned bound, bound_with_a_timed_command;
+    long random;
+    void (*simulate)(std::size_t threads, rl::scheduler_type_e sched, rl::test_params& p);
+};
+template <class Family>
+constexpr generated_family row_of() {
+    return {Family::name, Family::profile, Family::async, Family::bound, Family::bound_with_a_timed_command, Family::random,
+            [](std::size_t threads, rl::scheduler_type_e sched, rl::test_params& p) {
+                switch (threads) {
+                case 1: simulate_generated<Family, 1>(sched, p); break;
+                case 2: simulate_generated<Family, 2>(sched, p); break;
+                default: simulate_generated<Family, 3>(sched, p); break;
+                }
+            }};
 }
+// The families, the default first: a new one is a struct above and a row here.
+inline constexpr generated_family generated_families[] = {row_of<reference_generated>(), row_of<fast_generated>()};
 
 inline generated_run run_generated(const bcast::gen::scenario& s, rl::scheduler_type_e sched, unsigned bound,
-                                   long iterations, generated_family family = generated_family::reference) {
+                                   long iterations, const generated_family& family = generated_families[0]) {
     generated_current = &s;
     rl::test_params p;
     p.search_type = sched;
@@ -235,8 +258,7 @@ inline generated_run run_generated(const bcast::gen::scenario& s, rl::scheduler_
     verdict_cache::clear();
     generated_rerun_threads = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    if (family == generated_family::reference) simulate_generated_threads<generated_family::reference>(s.threads.size(), sched, p);
-    else simulate_generated_threads<generated_family::fast>(s.threads.size(), sched, p);
+    family.simulate(s.threads.size(), sched, p);
     generated_run out;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.result = p.test_result;
