@@ -39,27 +39,9 @@ namespace bcast_rl {
 // Histories accepted only under P-FAST-3 in the current run (main.cpp prints it).
 inline long fast_profile_relaxations = 0;
 
-// The histories accepted under P-FAST-3 in the current run, by hash (no
-// allocation inside the search; verdict_cache holds the strict ones).
-struct relaxed_verdict_cache {
-    static constexpr std::size_t size = 1 << 14;
-    static inline std::array<std::uint64_t, size> slots{};
-    static bool contains(std::uint64_t h) {
-        for (std::size_t i = h % size, n = 0; n < 16; ++n, i = (i + 1) % size) {
-            if (slots[i] == h) return true;
-            if (slots[i] == 0) return false;
-        }
-        return false;
-    }
-    static void insert(std::uint64_t h) {
-        for (std::size_t i = h % size, n = 0; n < 16; ++n, i = (i + 1) % size) {
-            if (slots[i] == 0 || slots[i] == h) {
-                slots[i] = h;
-                return;
-            }
-        }
-    }
-};
+// The histories accepted under P-FAST-3 in the current run, by hash
+// (verdict_cache holds the strict ones).
+using relaxed_verdict_cache = history_hash_set<struct relaxed_verdicts, 1 << 14>;
 
 // Whether the finished history is linearizable, allowing profile P-FAST-3.
 inline bool fast_history_is_linearizable(const history& h, std::size_t capacity) {
@@ -87,21 +69,14 @@ inline bool fast_history_is_linearizable(const history& h, std::size_t capacity)
 }
 
 template <class Derived, class Primitives, int Threads, rl::test_result_e Expected = rl::test_result_success>
-struct fast_scenario : rl::test_suite<Derived, Threads, Expected>, recorded_calls<fast_scenario<Derived, Primitives, Threads, Expected>, int> {
-    using tx_t = bcast::fast::sender<int, Primitives>;
-    using rx_t = bcast::fast::receiver<int, Primitives>;
-    using irx_t = bcast::fast::inactive_receiver<int, Primitives>;
+struct fast_scenario : rl::test_suite<Derived, Threads, Expected>,
+                       recorded_calls<fast_scenario<Derived, Primitives, Threads, Expected>, int, bcast::fast::sender<int, Primitives>,
+                                      bcast::fast::receiver<int, Primitives>, bcast::fast::inactive_receiver<int, Primitives>> {
+    using calls = typename fast_scenario::recorded_calls;
+    using calls::tx, calls::rx, calls::hist, calls::capacity0;
     using state_t = bcast::fast::detail::channel_state<int, Primitives>;
-    static constexpr int before_thread = -1;
-    static constexpr int after_thread = 99;
 
-    std::optional<tx_t> tx[max_handles];
-    std::optional<rx_t> rx[max_handles];
-    std::optional<irx_t> irx[max_handles];
-    history hist;
-    atomic<std::uint64_t> clock{0}; // the recorder's ticks (see the top of the file)
-    std::size_t capacity0 = 1;
-    bool check_linearizable = true;
+    atomic<std::uint64_t> clock{0};   // the recorder's ticks (see the top of the file)
     const state_t* channel = nullptr; // for invariant()
     std::uint64_t last_tail = 0, last_evict_head = 0;
     bool seen_closed = false;

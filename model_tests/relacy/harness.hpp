@@ -110,19 +110,11 @@ void until(bool hit) {
 
 // ---- the scenario base -----------------------------------------------------
 template <class Derived, class Primitives, int Threads, rl::test_result_e Expected = rl::test_result_success>
-struct scenario : rl::test_suite<Derived, Threads, Expected>, recorded_calls<scenario<Derived, Primitives, Threads, Expected>, msg> {
-    using tx_t = bcast::sender<msg, Primitives>;
-    using rx_t = bcast::receiver<msg, Primitives>;
-    using irx_t = bcast::inactive_receiver<msg, Primitives>;
-    static constexpr int before_thread = -1;
-    static constexpr int after_thread = 99;
-
-    std::optional<tx_t> tx[max_handles];
-    std::optional<rx_t> rx[max_handles];
-    std::optional<irx_t> irx[max_handles];
-    history hist;
-    std::size_t capacity0 = 1;
-    bool check_linearizable = true;
+struct scenario : rl::test_suite<Derived, Threads, Expected>,
+                  recorded_calls<scenario<Derived, Primitives, Threads, Expected>, msg, bcast::sender<msg, Primitives>,
+                                 bcast::receiver<msg, Primitives>, bcast::inactive_receiver<msg, Primitives>> {
+    using calls = typename scenario::recorded_calls;
+    using calls::tx, calls::rx, calls::hist, calls::capacity0;
     const plain_state* channel = nullptr;                           // for invariant(); plain_primitives suites only
     bcast::detail::channel_state<msg, Primitives>* state = nullptr; // for the async operations
     std::uint64_t last_head = 0;

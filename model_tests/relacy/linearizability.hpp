@@ -122,9 +122,12 @@ public:
     }
 };
 
-// Fixed-size verdict cache (only linearizable verdicts are cached).
-struct verdict_cache {
-    static constexpr std::size_t size = 1 << 16;
+// A fixed-size set of history hashes (no allocation inside the search), by
+// open addressing; full at half its slots, after which it only forgets. Tag
+// makes each cache its own set.
+template <class Tag, std::size_t Size>
+struct history_hash_set {
+    static constexpr std::size_t size = Size;
     static inline std::array<std::uint64_t, size> slots{};
     static inline std::size_t used = 0;
     static void clear() { slots.fill(0), used = 0; }
@@ -145,6 +148,8 @@ struct verdict_cache {
         }
     }
 };
+// The histories found linearizable in the current run (only those are cached).
+using verdict_cache = history_hash_set<struct strict_verdicts, 1 << 16>;
 
 // Whether a finished scenario's history (no call pending) is linearizable;
 // prints the checker's report when it is not. The channel started with

@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
         verdict_cache::clear();
         move_anomalies = 0;
         fast_profile_relaxations = 0;
-        relaxed_verdict_cache::slots.fill(0);
+        relaxed_verdict_cache::clear();
         const auto t0 = std::chrono::steady_clock::now();
         const bool ok = r.fn(p);
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
