@@ -62,6 +62,27 @@ fn check(got: u64, want: u64) {
     assert_eq!(got, want);
 }
 
+/// The loop of the "try" and "blocking" variants: per iteration one `send` of the next
+/// value (what it returns is not looked at), then one `recv` on each receiver, checked
+/// against it. Generic, so that each variant's calls are compiled into its loop as if
+/// written there.
+fn send_then_receive_each<R: 'static, Sent>(
+    mut send: impl FnMut(u64) -> Sent + 'static,
+    mut rs: Vec<R>,
+    mut recv: impl FnMut(&mut R) -> u64 + 'static,
+) -> Box<dyn FnMut(u64)> {
+    let mut x: u64 = 0;
+    Box::new(move |iters| {
+        for _ in 0..iters {
+            send(x);
+            for r in rs.iter_mut() {
+                check(recv(r), x);
+            }
+            x += 1;
+        }
+    })
+}
+
 fn ab_case(n: usize, variant: &'static str) -> Case {
     let (s, r1) = async_broadcast::broadcast::<u64>(1);
     // Extra receivers are cloned from r1 while the queue is empty, as upstream does,
@@ -73,25 +94,9 @@ fn ab_case(n: usize, variant: &'static str) -> Case {
     }
     let mut x: u64 = 0;
     let run: Box<dyn FnMut(u64)> = match variant {
-        "try" => Box::new(move |iters| {
-            for _ in 0..iters {
-                assert!(matches!(s.try_broadcast(x), Ok(None)));
-                for r in rs.iter_mut() {
-                    check(r.try_recv().unwrap(), x);
-                }
-                x += 1;
-            }
-        }),
+        "try" => send_then_receive_each(move |x| assert!(matches!(s.try_broadcast(x), Ok(None))), rs, |r| r.try_recv().unwrap()),
         // 0.4.1 has no broadcast_blocking / recv_blocking: one block_on per operation.
-        "blocking" => Box::new(move |iters| {
-            for _ in 0..iters {
-                block_on(s.broadcast(x)).unwrap();
-                for r in rs.iter_mut() {
-                    check(block_on(r.recv()).unwrap(), x);
-                }
-                x += 1;
-            }
-        }),
+        "blocking" => send_then_receive_each(move |x| block_on(s.broadcast(x)).unwrap(), rs, |r| block_on(r.recv()).unwrap()),
         // Exactly upstream's loop body: one block_on around the whole iteration.
         "upstream" => Box::new(move |iters| {
             for _ in 0..iters {
@@ -120,26 +125,10 @@ fn tokio_case(n: usize, variant: &'static str) -> Case {
     }
     let mut x: u64 = 0;
     let run: Box<dyn FnMut(u64)> = match variant {
-        "try" => Box::new(move |iters| {
-            for _ in 0..iters {
-                s.send(x).unwrap();
-                for r in rs.iter_mut() {
-                    check(r.try_recv().unwrap(), x);
-                }
-                x += 1;
-            }
-        }),
+        "try" => send_then_receive_each(move |x| s.send(x).unwrap(), rs, |r| r.try_recv().unwrap()),
         // tokio's send is synchronous (it never waits); only recv goes through block_on
         // (1.24's broadcast Receiver has no blocking_recv).
-        "blocking" => Box::new(move |iters| {
-            for _ in 0..iters {
-                s.send(x).unwrap();
-                for r in rs.iter_mut() {
-                    check(block_on(r.recv()).unwrap(), x);
-                }
-                x += 1;
-            }
-        }),
+        "blocking" => send_then_receive_each(move |x| s.send(x).unwrap(), rs, |r| block_on(r.recv()).unwrap()),
         "upstream" => Box::new(move |iters| {
             for _ in 0..iters {
                 block_on(async {

@@ -601,6 +601,58 @@ fn report_turns(rule: &str, what: &str, t: Turns, expect: Expect) -> bool {
     as_expected
 }
 
+/// A sender waits on a full channel of capacity 1 while `change` runs on
+/// another sender of it.
+fn changed_while_full(rule: &str, what: &str, change: impl FnOnce(&mut Sender<i64>)) -> bool {
+    let (s, r) = broadcast::<i64>(1);
+    s.try_broadcast(0).unwrap();
+    let mut setter = s.clone();
+    let documented = report(rule, what, waits_after(s.clone(), &s, || change(&mut setter)));
+    drop(r);
+    documented
+}
+
+/// How a reproducer makes an active receiver of the inactive one.
+enum Activate {
+    Cloned,
+    /// activate(), which uses the inactive receiver up.
+    Itself,
+}
+
+/// A several-sender reproducer (`senders_wait_after`) on a channel whose only
+/// receiver is inactive, so that every sender waits for an active one until
+/// the change makes one.
+struct Reactivation {
+    rule: &'static str,
+    what: &'static str,
+    capacity: usize,
+    overflow: bool,
+    /// Senders waiting in threads, in front of the one polled by hand.
+    threads: usize,
+    keep_first: bool,
+    by: Activate,
+    expect: Expect,
+}
+
+/// Runs and reports the case: whether it showed what `case.expect` says.
+fn reactivated(case: Reactivation) -> bool {
+    let (mut s, r) = broadcast::<i64>(case.capacity);
+    if case.overflow {
+        s.set_overflow(true);
+    }
+    let mut inactive = Some(r.deactivate());
+    let mut made = None;
+    let turns = senders_wait_after(vec![s.clone(); case.threads], &s, &s, case.keep_first, || {
+        made = Some(match case.by {
+            Activate::Cloned => inactive.as_ref().unwrap().activate_cloned(),
+            Activate::Itself => inactive.take().unwrap().activate(),
+        })
+    });
+    let as_expected = report_turns(case.rule, case.what, turns, case.expect);
+    drop((made, inactive));
+    as_expected
+}
+
 fn stranded() -> bool {
     let mut as_documented = true;
     {
@@ -622,22 +674,10 @@ fn stranded() -> bool {
         );
         as_documented &= went_on;
     }
-    {
-        // R-CAP-4: a full channel of capacity 1 grows to 2 while a sender waits.
-        let (s, r) = broadcast::<i64>(1);
-        s.try_broadcast(0).unwrap();
-        let mut setter = s.clone();
-        as_documented &= report("R-CAP-4", "set_capacity(2) on a full channel of capacity 1", waits_after(s.clone(), &s, || setter.set_capacity(2)));
-        drop(r);
-    }
-    {
-        // R-OVF-4: overflow turned on while a sender waits on a full channel.
-        let (s, r) = broadcast::<i64>(1);
-        s.try_broadcast(0).unwrap();
-        let mut setter = s.clone();
-        as_documented &= report("R-OVF-4", "set_overflow(true) on a full channel", waits_after(s.clone(), &s, || setter.set_overflow(true)));
-        drop(r);
-    }
+    // R-CAP-4: a full channel of capacity 1 grows to 2 while a sender waits.
+    as_documented &= changed_while_full("R-CAP-4", "set_capacity(2) on a full channel of capacity 1", |setter| setter.set_capacity(2));
+    // R-OVF-4: overflow turned on while a sender waits on a full channel.
+    as_documented &= changed_while_full("R-OVF-4", "set_overflow(true) on a full channel", |setter| setter.set_overflow(true));
     {
         // R-LIFE-6: the only receiver is inactive; new_receiver() makes an active one.
         let (s, r) = broadcast::<i64>(1);
@@ -653,85 +693,30 @@ fn stranded() -> bool {
     // absorbs the "room left" notify(1) of lib.rs:1464-1467 (event-listener
     // counts it as notified) and is passed on to the next listener only when the
     // finished future is dropped (event-listener 2.5.3 lib.rs:707-723).
-    {
-        let (s, r) = broadcast::<i64>(2);
-        let inactive = r.deactivate();
-        let mut made = None;
-        as_documented &= report_turns(
-            "control",
-            "activate_cloned() with two senders waiting for an active receiver, capacity 2, overflow off",
-            senders_wait_after(vec![s.clone()], &s, &s, false, || made = Some(inactive.activate_cloned())),
-            Expect::GoesOn("as it must (the harness sees the turn passed on)"),
-        );
-        drop((made, inactive));
-    }
-    {
-        let (s, r) = broadcast::<i64>(1);
-        let inactive = r.deactivate();
-        let mut made = None;
-        as_documented &= report_turns(
-            "control",
-            "activate_cloned() with two senders waiting for an active receiver, capacity 1, overflow off",
-            senders_wait_after(vec![s.clone()], &s, &s, false, || made = Some(inactive.activate_cloned())),
-            Expect::GoesOn("as it must: the second sender has to wait (full); woken for nothing, it waits again"),
-        );
-        drop((made, inactive));
-    }
     const PASSED_ON: &str = "as the spec says: event-listener passes the first sender's notification on when its finished future is dropped \
                              (docs/traces.md's R-LIFE-6 row: the others are left waiting only while a finished future is kept: see below)";
-    {
-        let (mut s, r) = broadcast::<i64>(1);
-        s.set_overflow(true);
-        let inactive = r.deactivate();
-        let mut made = None;
-        as_documented &= report_turns(
-            "R-LIFE-6",
-            "activate_cloned() with two senders waiting for an active receiver, capacity 1, overflow on",
-            senders_wait_after(vec![s.clone()], &s, &s, false, || made = Some(inactive.activate_cloned())),
-            Expect::GoesOn(PASSED_ON),
-        );
-        drop((made, inactive));
-    }
-    {
-        let (mut s, r) = broadcast::<i64>(1);
-        s.set_overflow(true);
-        let inactive = r.deactivate();
-        let mut made = None;
-        as_documented &= report_turns(
-            "R-LIFE-6",
-            "activate() with two senders waiting for an active receiver, capacity 1, overflow on",
-            senders_wait_after(vec![s.clone()], &s, &s, false, || made = Some(inactive.activate())),
-            Expect::GoesOn(PASSED_ON),
-        );
-        drop(made);
-    }
-    {
-        let (mut s, r) = broadcast::<i64>(2);
-        s.set_overflow(true);
-        let inactive = r.deactivate();
-        let mut made = None;
-        as_documented &= report_turns(
-            "R-LIFE-6",
-            "activate_cloned() with three senders waiting for an active receiver, capacity 2, overflow on",
-            senders_wait_after(vec![s.clone(), s.clone()], &s, &s, false, || made = Some(inactive.activate_cloned())),
-            Expect::GoesOn(PASSED_ON),
-        );
-        drop((made, inactive));
-    }
-    {
+    let reactivations = [
+        Reactivation { rule: "control", what: "activate_cloned() with two senders waiting for an active receiver, capacity 2, overflow off",
+            capacity: 2, overflow: false, threads: 1, keep_first: false, by: Activate::Cloned,
+            expect: Expect::GoesOn("as it must (the harness sees the turn passed on)") },
+        Reactivation { rule: "control", what: "activate_cloned() with two senders waiting for an active receiver, capacity 1, overflow off",
+            capacity: 1, overflow: false, threads: 1, keep_first: false, by: Activate::Cloned,
+            expect: Expect::GoesOn("as it must: the second sender has to wait (full); woken for nothing, it waits again") },
+        Reactivation { rule: "R-LIFE-6", what: "activate_cloned() with two senders waiting for an active receiver, capacity 1, overflow on",
+            capacity: 1, overflow: true, threads: 1, keep_first: false, by: Activate::Cloned, expect: Expect::GoesOn(PASSED_ON) },
+        Reactivation { rule: "R-LIFE-6", what: "activate() with two senders waiting for an active receiver, capacity 1, overflow on",
+            capacity: 1, overflow: true, threads: 1, keep_first: false, by: Activate::Itself, expect: Expect::GoesOn(PASSED_ON) },
+        Reactivation { rule: "R-LIFE-6", what: "activate_cloned() with three senders waiting for an active receiver, capacity 2, overflow on",
+            capacity: 2, overflow: true, threads: 2, keep_first: false, by: Activate::Cloned, expect: Expect::GoesOn(PASSED_ON) },
         // The same with the first sender's finished future kept: its listener
         // keeps the turn.
-        let (mut s, r) = broadcast::<i64>(1);
-        s.set_overflow(true);
-        let inactive = r.deactivate();
-        let mut made = None;
-        as_documented &= report_turns(
-            "R-LIFE-6",
-            "activate_cloned() with two senders waiting for an active receiver, capacity 1, overflow on, the first sender's finished future kept",
-            senders_wait_after(vec![s.clone()], &s, &s, true, || made = Some(inactive.activate_cloned())),
-            Expect::Stranded("while that future is kept, as docs/traces.md's R-LIFE-6 row documents"),
-        );
-        drop((made, inactive));
+        Reactivation { rule: "R-LIFE-6",
+            what: "activate_cloned() with two senders waiting for an active receiver, capacity 1, overflow on, the first sender's finished future kept",
+            capacity: 1, overflow: true, threads: 1, keep_first: true, by: Activate::Cloned,
+            expect: Expect::Stranded("while that future is kept, as docs/traces.md's R-LIFE-6 row documents") },
+    ];
+    for case in reactivations {
+        as_documented &= reactivated(case);
     }
     {
         // R-WAKE-1 with overflow off: two receives free both slots of a full
