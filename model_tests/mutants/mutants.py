@@ -274,33 +274,32 @@ control("empty-fastpath-seq-cst", "the seq_cst twin of empty-fastpath-relaxed: m
         *empty_fastpath("seq_cst", "CONTROL"),
         suite="overflow_two_receivers")  # where its mutant dies: --targeted builds this and the expected failure
 
+
 # ---- the async waiter lists (R-ASYNC-2): the check and the registration in two
 # critical sections, so an event in between finds no waiter to complete -----------
+def two_critical_sections(direction, missed_event):
+    """The two edits that split start_<direction>; `missed_event` is what, in between, finds no waiter."""
+    return (
+        replace(CHANNEL_STATE, f"bool start_{direction}({direction}_waiter_type& waiter) {{ "
+                               "critical_section section(*this);", f"""
+    bool start_{direction}({direction}_waiter_type& waiter) {{
+        {{ // MUTANT: the check and the registration are two critical sections
+        critical_section section(*this);
+"""),
+        replace(CHANNEL_STATE, f"queue({direction}_waiters_, waiter);", f"""
+        }} // MUTANT: the lock is released here; {missed_event} finds no waiter
+        critical_section section(*this);
+        queue({direction}_waiters_, waiter);
+"""),
+    )
+
 
 mutant("register-after-recheck", "start_recv checks and queues its waiter in two critical sections", [RELACY],
-       replace(CHANNEL_STATE, "bool start_recv(recv_waiter_type& waiter) { critical_section section(*this);", """
-    bool start_recv(recv_waiter_type& waiter) {
-        { // MUTANT: the check and the registration are two critical sections
-        critical_section section(*this);
-"""),
-       replace(CHANNEL_STATE, "queue(recv_waiters_, waiter);", """
-        } // MUTANT: the lock is released here; a message sent now finds no waiter
-        critical_section section(*this);
-        queue(recv_waiters_, waiter);
-"""),
+       *two_critical_sections("recv", "a message sent now"),
        suite="async_recv_vs_send")
 
 mutant("send-register-after-recheck", "start_send checks and queues its waiter in two critical sections", [RELACY],
-       replace(CHANNEL_STATE, "bool start_send(send_waiter_type& waiter) { critical_section section(*this);", """
-    bool start_send(send_waiter_type& waiter) {
-        { // MUTANT: the check and the registration are two critical sections
-        critical_section section(*this);
-"""),
-       replace(CHANNEL_STATE, "queue(send_waiters_, waiter);", """
-        } // MUTANT: the lock is released here; a slot freed now finds no waiter
-        critical_section section(*this);
-        queue(send_waiters_, waiter);
-"""),
+       *two_critical_sections("send", "a slot freed now"),
        suite="two_async_senders_vs_freed_slot")
 
 mutant("async-no-settle", "a new message (or close) does not mark the async receive list", [RELACY],

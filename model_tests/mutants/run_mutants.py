@@ -433,9 +433,11 @@ def channel_mutants(args):
                      if not m.is_control and m.dedicated_runs == family and (not args.names or m.name in args.names)]
 
 
-def run_each(entries, run, jobs, describe):
-    """run(entry) for every entry on `jobs` threads, printing describe(result) as each ends;
-    the results sorted with the unmutated code first."""
+def run_each(entries, run, jobs, announcement, describe):
+    """Print `announcement` with the job count (`jobs`, or one a core), run(entry) for every entry on that
+    many threads, printing describe(result) as each ends; the results sorted, the unmutated code first."""
+    jobs = jobs or (os.cpu_count() or 1)
+    print(f"{announcement}, {jobs} jobs", flush=True)
     results = []
     with cf.ThreadPoolExecutor(jobs) as pool:
         for f in cf.as_completed([pool.submit(run, e) for e in entries]):
@@ -445,6 +447,15 @@ def run_each(entries, run, jobs, describe):
     return sorted(results, key=lambda r: (r[0] != UNMUTATED, r[0]))
 
 
+def table_head(results, *counts, last):
+    """The name column's width and the two header lines of a checker's table: mutant and status, then
+    `counts` ((title, width): right-aligned columns), then `last`, the free-width column."""
+    w = max(len(r[0]) for r in results)
+    titles = [f"{'mutant':<{w}}", f"{'status':<8}", *(f"{title:>{width}}" for title, width in counts), last]
+    rules = ["-" * w, "-" * 8, *("-" * width for _, width in counts), "-" * 40]
+    return w, ["  ".join(titles), "  ".join(rules)]
+
+
 def generated_table(args):
     # The lock's own mutants are left out: the generated scenarios run the
     # channel on Relacy's mutex, so they cannot reach bcast's futex lock.
@@ -452,17 +463,14 @@ def generated_table(args):
     entries = channel_mutants(args)
     if args.no_control:  # ctest: the unmutated code passes the same scenarios in another test
         entries = entries[1:]
-    jobs = args.jobs or min(4, os.cpu_count() or 1)
-    print(f"{len(entries) - (0 if args.no_control else 1)} mutants"
-          f"{'' if args.no_control else ' + the unmutated code'} against the generated scenarios alone "
-          f"on {'bcast::fast' if args.family == 'fast' else 'the reference channel'} "
-          f"(budget {args.budget}, seed 1; {args.opt}), {jobs} jobs", flush=True)
     t0 = time.time()
-    results = run_each(entries, lambda e: run_generated_checker(args, e), jobs,
+    results = run_each(entries, lambda e: run_generated_checker(args, e), args.jobs or min(4, os.cpu_count() or 1),
+                       f"{len(entries) - (0 if args.no_control else 1)} mutants"
+                       f"{'' if args.no_control else ' + the unmutated code'} against the generated scenarios "
+                       f"alone on {'bcast::fast' if args.family == 'fast' else 'the reference channel'} "
+                       f"(budget {args.budget}, seed 1; {args.opt})",
                        lambda r: f"{GENERATED} {r[0]}: {r[1]} after {r[3]} scenarios ({r[5]:.0f} s)")
-    w = max(len(r[0]) for r in results)
-    lines = [f"{'mutant':<{w}}  {'status':<8}  {'scenarios':>9}  {'seconds':>7}  failure / minimised scenario",
-             f"{'-' * w}  {'-' * 8}  {'-' * 9}  {'-' * 7}  {'-' * 40}"]
+    w, lines = table_head(results, ("scenarios", 9), ("seconds", 7), last="failure / minimised scenario")
     for name, status, kind, scenarios, small, secs, _ in results:
         lines.append(f"{name:<{w}}  {status:<8}  {scenarios:>9}  {secs:>7.0f}  {kind}")
         if small:
@@ -545,16 +553,12 @@ def run_traces_checker(args, entry):
 
 def traces_table(args):
     entries = channel_mutants(args)
-    jobs = args.jobs or (os.cpu_count() or 1)
-    print(f"{len(entries) - 1} mutants + the unmutated code against {TRACE_COUNT} portable traces (seed 1), "
-          f"{jobs} jobs", flush=True)
     t0 = time.time()
-    results = run_each(entries, lambda e: run_traces_checker(args, e), jobs,
+    results = run_each(entries, lambda e: run_traces_checker(args, e), args.jobs,
+                       f"{len(entries) - 1} mutants + the unmutated code against {TRACE_COUNT} portable traces (seed 1)",
                        lambda r: f"{TRACES} {r[0]}: {r[1]} ({r[4]:.0f} s)")
     must = {m.name for m in registry.MUTANTS if registry.PROPERTY in m.killers}
-    w = max(len(r[0]) for r in results)
-    lines = [f"{'mutant':<{w}}  {'status':<8}  {'traces differing':>16}  {'must':>4}  first difference (rule: where)",
-             f"{'-' * w}  {'-' * 8}  {'-' * 16}  {'-' * 4}  {'-' * 40}"]
+    w, lines = table_head(results, ("traces differing", 16), ("must", 4), last="first difference (rule: where)")
     for name, status, what, n, _ in results:
         lines.append(f"{name:<{w}}  {status:<8}  {n:>16}  {'yes' if name in must else '':>4}  {what}")
     print()
@@ -627,15 +631,12 @@ def histories_table(args):
     entries = channel_mutants(args)
     if args.must:  # only the mutants mutants.py says the histories must kill (HISTORIES), and the unmutated code
         entries = [e for e in entries if e is None or e.name in HISTORY_MUST]
-    jobs = args.jobs or (os.cpu_count() or 1)
-    print(f"{len(entries) - 1} mutants + the unmutated code against at most {args.histories} recorded histories "
-          f"(seed 1), {jobs} jobs", flush=True)
     t0 = time.time()
-    results = run_each(entries, lambda e: run_histories_checker(args, e), jobs,
+    results = run_each(entries, lambda e: run_histories_checker(args, e), args.jobs,
+                       f"{len(entries) - 1} mutants + the unmutated code against at most {args.histories} "
+                       "recorded histories (seed 1)",
                        lambda r: f"{HISTORIES} {r[0]}: {r[1]} {r[2]} ({r[5]:.0f} s)")
-    w = max(len(r[0]) for r in results)
-    lines = [f"{'mutant':<{w}}  {'status':<8}  {'histories':>9}  {'must':>4}  verdict; minimised failing program",
-             f"{'-' * w}  {'-' * 8}  {'-' * 9}  {'-' * 4}  {'-' * 40}"]
+    w, lines = table_head(results, ("histories", 9), ("must", 4), last="verdict; minimised failing program")
     for name, status, verdict, n, small, _ in results:
         lines.append(f"{name:<{w}}  {status:<8}  {n:>9}  {'yes' if name in HISTORY_MUST else '':>4}  {verdict}"
                      + (f"; {small}" if small else ""))
