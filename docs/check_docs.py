@@ -584,7 +584,9 @@ def check_rule_ids(args, problems):
 # fewer, and its bullet of the rule says **Divergence** too; docs/traces.md accounts for each, as a "divergence" row of the
 # checker's table or in the paragraph after it ("The other divergences"), and
 # has no "divergence" row whose rule is not marked. Each problem names a line.
-RULE_BULLET = re.compile(r"^- \*\*(R-[A-Z]+-\d+)\*\*")
+# A bullet starts with its rule ID in bold, in docs/semantics.md linked to spec/rules.md:
+# `- **R-OVF-2**` or `- [**R-OVF-2**](../spec/rules.md#overflow-and-lag)`.
+RULE_BULLET = re.compile(r"^- \[?\*\*(R-[A-Z]+-\d+)\*\*")
 RULE_ID = re.compile(r"R-[A-Z]+-\d+")
 
 
