@@ -24,13 +24,6 @@
 namespace bcast::stress {
 namespace {
 
-template <class List>
-struct gtest_types;
-template <class... Families>
-struct gtest_types<spec::family_list<Families...>> {
-    using type = ::testing::Types<Families...>;
-};
-
 struct family_name {
     template <class Family>
     static std::string GetName(int) {
@@ -40,7 +33,7 @@ struct family_name {
 
 template <class Family>
 class stress : public ::testing::Test {};
-TYPED_TEST_SUITE(stress, gtest_types<spec::registered_families>::type, family_name);
+TYPED_TEST_SUITE(stress, spec::registered_families::apply<::testing::Types>, family_name);
 
 TYPED_TEST(stress, senders_and_more_readers_than_cores_lose_nothing_and_agree_on_order) { // R-RECV-2, R-SEND-3
     for (budget rounds; rounds.another() && !::testing::Test::HasFailure();) {

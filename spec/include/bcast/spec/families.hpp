@@ -84,6 +84,9 @@ struct family_list {
     }
     template <class F>
     static constexpr bool contains = (std::is_same_v<F, Families> || ...);
+    // The families as the arguments of a template (::testing::Types for a typed test suite).
+    template <template <class...> class Template>
+    using apply = Template<Families...>;
     static_assert((implementation_family<Families> && ...), "each family meets spec/conformance.hpp");
 };
 
