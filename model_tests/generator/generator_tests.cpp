@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "generator.hpp"
 #include "spec_explorer.hpp"
@@ -183,16 +185,20 @@ TEST(sampling, with_async_off_no_scenario_has_an_async_command_and_the_rest_stil
     EXPECT_GT(with_async, 0);
 }
 
+// The spec explorer on the scenario written as `text`; a text that does not parse fails the test.
+gen::exploration explored(const std::string& text) {
+    std::string error;
+    const auto s = gen::parse_scenario(text, &error);
+    if (!s) throw std::invalid_argument(text + ": " + error);
+    return gen::explore(*s);
+}
+
 TEST(spec_explorer, a_receive_nobody_sends_to_is_a_spec_deadlock) {
-    const auto s = gen::parse_scenario("cap:1 | t0{0}: try_broadcast:0 | t1{1}: recv:1 recv:1 | teardown:");
-    ASSERT_TRUE(s);
-    EXPECT_TRUE(gen::explore(*s).spec_may_deadlock);
+    EXPECT_TRUE(explored("cap:1 | t0{0}: try_broadcast:0 | t1{1}: recv:1 recv:1 | teardown:").spec_may_deadlock);
 }
 
 TEST(spec_explorer, a_receive_the_other_thread_sends_to_cannot_deadlock) {
-    const auto s = gen::parse_scenario("cap:1 | t0{0}: broadcast:0 broadcast:0 | t1{1}: recv:1 recv:1 | teardown:");
-    ASSERT_TRUE(s);
-    const auto e = gen::explore(*s);
+    const gen::exploration e = explored("cap:1 | t0{0}: broadcast:0 broadcast:0 | t1{1}: recv:1 recv:1 | teardown:");
     EXPECT_FALSE(e.spec_may_deadlock);
     // Capacity 1: the second send waits for the first receive and each
     // receive for a send, so send, receive, send, receive is the only order.
@@ -201,13 +207,9 @@ TEST(spec_explorer, a_receive_the_other_thread_sends_to_cannot_deadlock) {
 
 TEST(spec_explorer, a_dropped_last_sender_ends_every_wait) {
     // R-CLOSE-2: the receive ends with `closed` in every order.
-    const auto s = gen::parse_scenario("cap:1 | t0{0}: drop_sender:0 | t1{1}: recv:1 async_recv:1 | teardown:");
-    ASSERT_TRUE(s);
-    EXPECT_FALSE(gen::explore(*s).spec_may_deadlock);
+    EXPECT_FALSE(explored("cap:1 | t0{0}: drop_sender:0 | t1{1}: recv:1 async_recv:1 | teardown:").spec_may_deadlock);
 }
 
 TEST(spec_explorer, a_timed_receive_never_deadlocks) {
-    const auto s = gen::parse_scenario("cap:1 | t0{1}: recv_expired:1 async_recv_cancelled:1 | t1{0}: close:0 | teardown:");
-    ASSERT_TRUE(s);
-    EXPECT_FALSE(gen::explore(*s).spec_may_deadlock);
+    EXPECT_FALSE(explored("cap:1 | t0{1}: recv_expired:1 async_recv_cancelled:1 | t1{0}: close:0 | teardown:").spec_may_deadlock);
 }

@@ -222,8 +222,10 @@ task<receiver_log> receive_all(receiver<message> rx, Calls calls, std::size_t se
     }
 }
 
-// A blocking receiver, on a plain thread.
-receiver_log receive_all_blocking(receiver<message>& rx, std::size_t senders, call_slot& slot) {
+// A blocking receiver, on a plain thread. Each message it gets adds one to
+// `progress`, if given, which a canceller waits on.
+receiver_log receive_all_blocking(receiver<message>& rx, std::size_t senders, call_slot& slot,
+                                  std::atomic<std::uint64_t>* progress = nullptr) {
     receiver_log log(senders);
     for (;;) {
         slot.enter("recv()", "on the blocking receiver #", 0);
@@ -231,6 +233,9 @@ receiver_log receive_all_blocking(receiver<message>& rx, std::size_t senders, ca
         slot.leave();
         slot.progress();
         if (!record(log, got, nullptr)) break;
+        if (progress == nullptr) continue;
+        progress->fetch_add(1, std::memory_order_release);
+        progress->notify_all(); // partner: the canceller's wait
     }
     slot.finish();
     return log;
@@ -382,17 +387,7 @@ void pool_coroutines_and_threads_get_every_message_in_order_through_cancellation
     std::thread blocking_receiver([&, own = std::move(rx)]() mutable {
         receiving_slot.enter("wait for phase 2 (a latch)");
         blocking_receiver_may_start.wait();
-        blocking_receiver_log = receiver_log(senders);
-        for (;;) {
-            receiving_slot.enter("recv()", "on the blocking receiver #", 0);
-            auto got = own.recv();
-            receiving_slot.leave();
-            receiving_slot.progress();
-            if (!record(blocking_receiver_log, got, nullptr)) break;
-            progress.fetch_add(1, std::memory_order_release);
-            progress.notify_all(); // partner: the canceller's wait
-        }
-        receiving_slot.finish();
+        blocking_receiver_log = receive_all_blocking(own, senders, receiving_slot, &progress);
     });
 
     observing_scheduler scheduler(pool);
@@ -592,19 +587,8 @@ void inline_resumed_coroutines_serve_plain_threads_in_order_round() {
         slots, [&tx] { return channel_state_of(tx); }, "inline_resumed_coroutines_..._round");
     std::atomic<std::uint64_t> progress{0};
     receiver_log blocking_receiver_log;
-    std::thread blocking_receiver([&, own = std::move(rx)]() mutable {
-        blocking_receiver_log = receiver_log(senders);
-        for (;;) {
-            receiving_slot.enter("recv()", "on the blocking receiver #", 0);
-            auto got = own.recv();
-            receiving_slot.leave();
-            receiving_slot.progress();
-            if (!record(blocking_receiver_log, got, nullptr)) break;
-            progress.fetch_add(1, std::memory_order_release);
-            progress.notify_all(); // partner: the canceller's wait
-        }
-        receiving_slot.finish();
-    });
+    std::thread blocking_receiver(
+        [&, own = std::move(rx)]() mutable { blocking_receiver_log = receive_all_blocking(own, senders, receiving_slot, &progress); });
 
     // Started here: each runs on this thread until its first wait, and from
     // then on on the threads that complete it.

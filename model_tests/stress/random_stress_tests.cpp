@@ -31,6 +31,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <optional>
 #include <random>
@@ -538,6 +539,25 @@ TEST(generated_config, a_round_keeps_the_scenarios_capacity_flags_threads_and_ca
 // (re-executed, "threadsafe" style, as threads are running), and the test
 // checks the child's exit status and its report.
 
+// Runs `stuck_call` on a thread of its own, under a watchdog over `slots` that
+// reports `channel_state` and names the round, and waits for that thread.
+// `release`, which lets the thread go, is for a watchdog that never fires.
+template <class StuckCall, class Release>
+void run_stuck_thread(const call_slots& slots, std::function<std::string()> channel_state, const char* round,
+                      double watchdog_seconds, StuckCall stuck_call, Release release) {
+    std::promise<void> returned;
+    std::future<void> thread_returned = returned.get_future();
+    watchdog dog(slots, std::move(channel_state), round, watchdog_seconds);
+    std::thread stuck([&] { stuck_call(); returned.set_value(); });
+    // A bound, so that a watchdog that never fires fails the death test
+    // ("returned") instead of hanging it.
+    if (thread_returned.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+        std::fputs("the watchdog did not fire\n", stderr);
+        release();
+    }
+    stuck.join();
+}
+
 // A receiver thread in recv() on a channel that nobody sends to or closes:
 // the main thread holds the sender and waits for the receiver thread.
 void receiver_stuck_in_recv(double watchdog_seconds) {
@@ -547,24 +567,15 @@ void receiver_stuck_in_recv(double watchdog_seconds) {
     call_slots slots;
     call_slot& receiving = slots.emplace_back("receiver thread 0", "messages received");
     call_slot& main_slot = slots.emplace_back("main thread", "threads joined");
-    std::promise<void> returned;
-    std::future<void> receiver_returned = returned.get_future();
-    watchdog dog(
-        slots, [&tx] { return channel_state_of(tx); }, "receiver_stuck_in_recv", watchdog_seconds);
-    std::thread stuck([&] {
-        receiving.enter("recv()", "on receiver #", 0);
-        static_cast<void>(rx.recv()); // blocks for good: the channel stays open and empty
-        receiving.leave();
-        returned.set_value();
-    });
     main_slot.enter("wait for receiver thread 0");
-    // A bound, so that a watchdog that never fires fails the death test
-    // ("returned") instead of hanging it.
-    if (receiver_returned.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-        std::fputs("the watchdog did not fire\n", stderr);
-        tx.close(); // lets the receiver thread go
-    }
-    stuck.join();
+    run_stuck_thread(
+        slots, [&tx] { return channel_state_of(tx); }, "receiver_stuck_in_recv", watchdog_seconds,
+        [&] {
+            receiving.enter("recv()", "on receiver #", 0);
+            static_cast<void>(rx.recv()); // blocks for good: the channel stays open and empty
+            receiving.leave();
+        },
+        [&] { tx.close(); });
 }
 
 // A sender thread in broadcast() on a full channel that nobody reads.
@@ -574,24 +585,17 @@ void sender_stuck_in_broadcast(double watchdog_seconds) {
     receiver<int>& rx = ends.second;
     call_slots slots;
     call_slot& sending = slots.emplace_back("sender thread 0", "messages sent");
-    std::promise<void> returned;
-    std::future<void> sender_returned = returned.get_future();
-    watchdog dog(
-        slots, [&rx] { return channel_state_of(rx); }, "sender_stuck_in_broadcast", watchdog_seconds);
-    std::thread stuck([&] {
-        for (int value = 0;; ++value) {
-            sending.enter("broadcast()", "with message ", value);
-            if (!tx.broadcast(value)) break; // the second one blocks for good: full, nobody reads
-            sending.leave();
-            sending.progress();
-        }
-        returned.set_value();
-    });
-    if (sender_returned.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-        std::fputs("the watchdog did not fire\n", stderr);
-        rx.close();
-    }
-    stuck.join();
+    run_stuck_thread(
+        slots, [&rx] { return channel_state_of(rx); }, "sender_stuck_in_broadcast", watchdog_seconds,
+        [&] {
+            for (int value = 0;; ++value) {
+                sending.enter("broadcast()", "with message ", value);
+                if (!tx.broadcast(value)) break; // the second one blocks for good: full, nobody reads
+                sending.leave();
+                sending.progress();
+            }
+        },
+        [&] { rx.close(); });
 }
 
 TEST(watchdog, reports_a_receiver_stuck_in_recv_and_fails_the_process) {

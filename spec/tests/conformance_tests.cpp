@@ -19,6 +19,28 @@ protected:
         EXPECT_TRUE(got.has_value()) << "receiver " << receiver << ": " << got.error();
         return got.has_value() ? *got : -1;
     }
+    // A send that failed with `code` and handed its message back (R-SEND-5).
+    template <class Sent>
+    static void expect_refused(const Sent& sent, send_errc code, int message) {
+        ASSERT_FALSE(sent.has_value());
+        EXPECT_EQ(sent.error().code, code);
+        EXPECT_EQ(sent.error().message, message);
+    }
+    // A second receiver cloned from the first, 1..count sent, and 1 read by the
+    // first receiver only: returns the second, one message behind.
+    static handle_id second_receiver_one_behind(Channel& ch, int count) {
+        const handle_id second = ch.clone_receiver(first_receiver);
+        send_sequence(ch, 1, count);
+        EXPECT_EQ(received(ch, first_receiver), 1);
+        return second;
+    }
+    // The channel is open until `last_drop` and closed after it (R-CLOSE-2, R-CLOSE-3).
+    template <class Drop>
+    static void expect_closed_only_after(Channel& ch, handle_id asked, Drop last_drop) {
+        EXPECT_FALSE(ch.is_closed(asked));
+        last_drop();
+        EXPECT_TRUE(ch.is_closed(asked));
+    }
 };
 TYPED_TEST_SUITE(conformance, all_channels, channel_name);
 
@@ -96,10 +118,7 @@ TYPED_TEST(conformance, is_full_means_len_equals_capacity) { // R-CAP-5
 TYPED_TEST(conformance, full_channel_refuses_try_broadcast_and_hands_message_back) { // R-SEND-1, R-SEND-5
     TypeParam ch(1);
     this->send_sequence(ch, 1, 1);
-    const auto sent = ch.try_broadcast(first_sender, 7);
-    ASSERT_FALSE(sent.has_value());
-    EXPECT_EQ(sent.error().code, send_errc::full);
-    EXPECT_EQ(sent.error().message, 7);
+    this->expect_refused(ch.try_broadcast(first_sender, 7), send_errc::full, 7);
 }
 
 TYPED_TEST(conformance, closed_is_reported_before_full) { // R-SEND-1
@@ -129,10 +148,7 @@ TYPED_TEST(conformance, every_active_receiver_gets_every_message_in_order) { // 
 TYPED_TEST(conformance, expired_broadcast_on_full_channel_times_out_with_message) { // R-SEND-4, R-SEND-5
     TypeParam ch(1);
     this->send_sequence(ch, 1, 1);
-    const auto sent = ch.broadcast_expired(first_sender, 9);
-    ASSERT_FALSE(sent.has_value());
-    EXPECT_EQ(sent.error().code, send_errc::timed_out);
-    EXPECT_EQ(sent.error().message, 9);
+    this->expect_refused(ch.broadcast_expired(first_sender, 9), send_errc::timed_out, 9);
     EXPECT_EQ(ch.len(first_sender), 1u);
 }
 
@@ -171,9 +187,7 @@ TYPED_TEST(conformance, expired_recv_with_a_message_receives_it) { // R-RECV-4, 
 
 TYPED_TEST(conformance, message_leaves_the_queue_when_the_last_receiver_reads_it) { // R-MSG-1, R-RECV-3
     TypeParam ch(2);
-    const handle_id second = ch.clone_receiver(first_receiver);
-    this->send_sequence(ch, 1, 1);
-    EXPECT_EQ(this->received(ch, first_receiver), 1);
+    const handle_id second = this->second_receiver_one_behind(ch, 1);
     EXPECT_EQ(ch.len(first_sender), 1u);
     EXPECT_EQ(this->received(ch, second), 1);
     EXPECT_EQ(ch.len(first_sender), 0u);
@@ -315,9 +329,7 @@ TYPED_TEST(conformance, new_receiver_starts_at_the_tail) { // R-LIFE-2
 
 TYPED_TEST(conformance, dropping_a_receiver_releases_its_unread_messages) { // R-LIFE-3, R-MSG-1
     TypeParam ch(1);
-    const handle_id second = ch.clone_receiver(first_receiver);
-    this->send_sequence(ch, 1, 1);
-    EXPECT_EQ(this->received(ch, first_receiver), 1);
+    const handle_id second = this->second_receiver_one_behind(ch, 1);
     ch.drop_receiver(second);
     EXPECT_EQ(ch.len(first_sender), 0u);
     EXPECT_TRUE(ch.try_broadcast(first_sender, 2).has_value());
@@ -361,9 +373,7 @@ TYPED_TEST(conformance, activate_cloned_keeps_the_inactive_receiver) { // R-LIFE
 TYPED_TEST(conformance, only_inactive_receivers_make_try_broadcast_inactive) { // R-ACT-1, R-SEND-5
     TypeParam ch(1);
     ch.deactivate(first_receiver);
-    const auto sent = ch.try_broadcast(first_sender, 4);
-    EXPECT_EQ(sent.error().code, send_errc::inactive);
-    EXPECT_EQ(sent.error().message, 4);
+    this->expect_refused(ch.try_broadcast(first_sender, 4), send_errc::inactive, 4);
     EXPECT_FALSE(ch.is_closed(first_sender));
 }
 
@@ -396,9 +406,7 @@ TYPED_TEST(conformance, dropping_the_last_sender_closes) { // R-CLOSE-2
     TypeParam ch(1);
     const handle_id second_sender = ch.new_sender(first_receiver);
     ch.drop_sender(first_sender);
-    EXPECT_FALSE(ch.is_closed(first_receiver));
-    ch.drop_sender(second_sender);
-    EXPECT_TRUE(ch.is_closed(first_receiver));
+    this->expect_closed_only_after(ch, first_receiver, [&] { ch.drop_sender(second_sender); });
 }
 
 TYPED_TEST(conformance, dropping_the_last_receiver_without_inactive_ones_closes) { // R-CLOSE-3
@@ -410,9 +418,7 @@ TYPED_TEST(conformance, dropping_the_last_receiver_without_inactive_ones_closes)
 TYPED_TEST(conformance, dropping_the_last_inactive_receiver_without_active_ones_closes) { // R-CLOSE-3
     TypeParam ch(1);
     const handle_id inactive = ch.deactivate(first_receiver);
-    EXPECT_FALSE(ch.is_closed(first_sender));
-    ch.drop_inactive(inactive);
-    EXPECT_TRUE(ch.is_closed(first_sender));
+    this->expect_closed_only_after(ch, first_sender, [&] { ch.drop_inactive(inactive); });
 }
 
 TYPED_TEST(conformance, closing_is_permanent) { // R-CLOSE-4
@@ -451,27 +457,21 @@ TYPED_TEST(conformance, lagging_receiver_sees_overflowed_before_closed) { // R-C
 TYPED_TEST(conformance, send_after_close_hands_the_message_back) { // R-CLOSE-5, R-SEND-5
     TypeParam ch(1);
     ch.close(first_receiver);
-    const auto sent = ch.broadcast_expired(first_sender, 3);
-    EXPECT_EQ(sent.error().code, send_errc::closed);
-    EXPECT_EQ(sent.error().message, 3);
+    this->expect_refused(ch.broadcast_expired(first_sender, 3), send_errc::closed, 3);
 }
 
 // ---- queries -------------------------------------------------------------------------
 
 TYPED_TEST(conformance, len_counts_the_queue_not_this_receivers_unread) { // R-QUERY-1
     TypeParam ch(2);
-    const handle_id second = ch.clone_receiver(first_receiver);
-    this->send_sequence(ch, 1, 1);
-    EXPECT_EQ(this->received(ch, first_receiver), 1);
+    const handle_id second = this->second_receiver_one_behind(ch, 1);
     EXPECT_EQ(ch.len(first_receiver), 1u);
     EXPECT_EQ(ch.len(second), 1u);
 }
 
 TYPED_TEST(conformance, unread_counts_what_this_receiver_has_yet_to_read) { // R-QUERY-2, R-QUERY-1
     TypeParam ch(3);
-    const handle_id second = ch.clone_receiver(first_receiver);
-    this->send_sequence(ch, 1, 3);
-    EXPECT_EQ(this->received(ch, first_receiver), 1);
+    const handle_id second = this->second_receiver_one_behind(ch, 3);
     EXPECT_EQ(ch.unread(first_receiver), 2u);
     EXPECT_EQ(ch.unread(second), 3u);
     EXPECT_EQ(ch.len(first_receiver), 3u); // the channel's, not the receiver's

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <initializer_list>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -73,6 +75,44 @@ check_report check(const std::vector<call>& calls, size_t capacity, check_option
 
 std::string report(const check_report& r, const std::vector<call>& calls) { return spec::to_string(r, calls); }
 
+// check(), which must give `expected`; on a mismatch the report says why.
+check_report expect_verdict(const std::vector<call>& h, size_t capacity, verdict expected, check_options options = {}) {
+    const check_report r = check(h, capacity, options);
+    EXPECT_EQ(r.result, expected) << report(r, h);
+    return r;
+}
+
+void expect_linearizable_in_order(const std::vector<call>& h, size_t capacity, const std::vector<size_t>& order) {
+    EXPECT_EQ(expect_verdict(h, capacity, verdict::linearizable).order, order);
+}
+
+// `receive` invoked at 1 and returning `message` at 4; the send of `message` runs from 2 to 3.
+std::vector<call> receive_overlapping_the_send_of(call_kind receive, int message) {
+    return {make(receive, rx, 0, 1, 4, got(message)), make(call_kind::try_broadcast, tx, message, 2, 3)};
+}
+
+// A lost wake-up on a channel of capacity 1, classified by `rule`; `wake_call` is the
+// call that should have woken the lost one (none where it need not have blocked at all).
+check_report expect_lost_wakeup(const std::vector<call>& h, const char* rule, std::optional<size_t> wake_call) {
+    const check_report r = expect_verdict(h, 1, verdict::lost_wakeup);
+    EXPECT_EQ(r.rule, rule);
+    EXPECT_EQ(r.wake_call, wake_call);
+    return r;
+}
+
+// Capacity 1 holding message 1 and a broadcast of 2 blocked on it (call 1), then `after`.
+std::vector<call> send_blocked_on_a_full_channel_then(std::initializer_list<call> after) {
+    std::vector<call> h{make(call_kind::try_broadcast, tx, 1, 1, 2), pending(call_kind::broadcast, tx, 2, 3)};
+    h.insert(h.end(), after);
+    return h;
+}
+
+// The only receiver deactivated (into handle 2, which keeps the channel open) and a
+// broadcast blocked for want of an active receiver (call 1), then `after`.
+std::vector<call> send_blocked_without_an_active_receiver_then(call after) {
+    return {make(call_kind::deactivate, rx, 0, 1, 2, ok, 2), pending(call_kind::broadcast, tx, 1, 3), after};
+}
+
 // ---- vocabulary ----------------------------------------------------------------
 
 TEST(history_vocabulary, every_call_kind_name_reads_back_as_the_same_kind) {
@@ -138,8 +178,7 @@ TEST(linearizability, sequential_sends_and_receives_are_linearizable_in_their_or
         make(call_kind::try_broadcast, tx, 8, 13, 14),
         make(call_kind::try_broadcast, tx, 9, 15, 16, send_failed(send_errc::full, 9)),
     };
-    const check_report r = check(h, 2);
-    EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
+    const check_report r = expect_verdict(h, 2, verdict::linearizable);
     EXPECT_EQ(r.order, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
     EXPECT_NE(r.model_state.find("len=2"), std::string::npos) << r.model_state;
     EXPECT_FALSE(r.gave_up);
@@ -151,8 +190,7 @@ TEST(linearizability, sequential_receive_of_the_wrong_message_is_not_linearizabl
         make(call_kind::try_broadcast, tx, 6, 3, 4),
         make(call_kind::try_recv, rx, 0, 5, 6, got(6)), // 5 was first
     };
-    const check_report r = check(h, 2);
-    EXPECT_EQ(r.result, verdict::not_linearizable);
+    const check_report r = expect_verdict(h, 2, verdict::not_linearizable);
     EXPECT_EQ(r.order, (std::vector<size_t>{0, 1}));
     EXPECT_EQ(r.unplaceable, size_t{2});
     EXPECT_FALSE(r.gave_up);
@@ -160,13 +198,7 @@ TEST(linearizability, sequential_receive_of_the_wrong_message_is_not_linearizabl
 
 TEST(linearizability, a_receive_overlapping_a_send_may_see_its_message) {
     // The receive was invoked first, but only the order send, receive explains it.
-    const std::vector<call> h{
-        make(call_kind::try_recv, rx, 0, 1, 4, got(5)),
-        make(call_kind::try_broadcast, tx, 5, 2, 3),
-    };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
-    EXPECT_EQ(r.order, (std::vector<size_t>{1, 0}));
+    expect_linearizable_in_order(receive_overlapping_the_send_of(call_kind::try_recv, 5), 1, {1, 0});
 }
 
 TEST(linearizability, a_thread_s_calls_take_effect_in_the_order_it_made_them) {
@@ -177,17 +209,15 @@ TEST(linearizability, a_thread_s_calls_take_effect_in_the_order_it_made_them) {
         make(call_kind::try_recv, rx, 0, 1, 10, got(7), -1, one_thread),
         make(call_kind::try_broadcast, tx, 7, 2, 11, ok, -1, one_thread),
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::not_linearizable) << report(r, h);
+    expect_verdict(h, 1, verdict::not_linearizable);
     check_options real_time_only;
     real_time_only.program_order = false;
-    const check_report loose = check(h, 1, real_time_only);
-    EXPECT_EQ(loose.result, verdict::linearizable) << report(loose, h);
+    const check_report loose = expect_verdict(h, 1, verdict::linearizable, real_time_only);
     EXPECT_EQ(loose.order, (std::vector<size_t>{1, 0}));
     // Two threads: the same intervals, and the send may go first.
     std::vector<call> two = h;
     two[1].thread = 1;
-    EXPECT_EQ(check(two, 1).result, verdict::linearizable);
+    expect_verdict(two, 1, verdict::linearizable);
 }
 
 // 4 threads x 50 calls, run on the model in a random interleaving (each call two ticks, one
@@ -252,15 +282,12 @@ TEST(linearizability, a_query_answers_what_the_model_holds_where_it_linearizes) 
         make(call_kind::unread, rx, 0, 9, 10, got(1)),
         make(call_kind::receiver_count, tx, 0, 11, 12, got(1)),
     };
-    const check_report r = check(may_see_either, 1);
-    EXPECT_EQ(r.result, verdict::linearizable) << report(r, may_see_either);
+    expect_verdict(may_see_either, 1, verdict::linearizable);
     const std::vector<call> stale{
         make(call_kind::try_broadcast, tx, 5, 1, 2),
         make(call_kind::len, rx, 0, 3, 4, got(0)), // the send returned before it was invoked
     };
-    const check_report bad = check(stale, 1);
-    EXPECT_EQ(bad.result, verdict::not_linearizable) << report(bad, stale);
-    EXPECT_EQ(bad.unplaceable, size_t{1});
+    EXPECT_EQ(expect_verdict(stale, 1, verdict::not_linearizable).unplaceable, size_t{1});
 }
 
 TEST(linearizability, overlapping_sends_take_the_order_the_receives_saw_not_the_invocation_order) {
@@ -270,9 +297,7 @@ TEST(linearizability, overlapping_sends_take_the_order_the_receives_saw_not_the_
         make(call_kind::try_recv, rx, 0, 11, 12, got(2)),
         make(call_kind::try_recv, rx, 0, 13, 14, got(1)),
     };
-    const check_report r = check(h, 2);
-    EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
-    EXPECT_EQ(r.order, (std::vector<size_t>{1, 0, 2, 3}));
+    expect_linearizable_in_order(h, 2, {1, 0, 2, 3});
 }
 
 TEST(linearizability, a_receive_of_a_message_sent_after_it_returned_is_not_linearizable) {
@@ -282,8 +307,7 @@ TEST(linearizability, a_receive_of_a_message_sent_after_it_returned_is_not_linea
         make(call_kind::try_recv, rx, 0, 5, 6, got(2)), // returns 2 ...
         make(call_kind::try_broadcast, tx, 2, 7, 8),    // ... sent only later
     };
-    const check_report r = check(h, 2);
-    EXPECT_EQ(r.result, verdict::not_linearizable);
+    const check_report r = expect_verdict(h, 2, verdict::not_linearizable);
     EXPECT_EQ(r.unplaceable, size_t{2});
     EXPECT_EQ(r.order, (std::vector<size_t>{0, 1})) << report(r, h);
     EXPECT_NE(r.model_state.find("len=0"), std::string::npos) << r.model_state;
@@ -308,23 +332,17 @@ TEST(linearizability, report_of_a_failing_history_names_the_unplaceable_call) {
 // ---- blocking and timed calls ---------------------------------------------------
 
 TEST(linearizability, blocking_recv_linearizes_where_the_model_would_not_block) {
-    const std::vector<call> h{
-        make(call_kind::recv, rx, 0, 1, 4, got(7)),
-        make(call_kind::try_broadcast, tx, 7, 2, 3),
-    };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
-    EXPECT_EQ(r.order, (std::vector<size_t>{1, 0}));
+    expect_linearizable_in_order(receive_overlapping_the_send_of(call_kind::recv, 7), 1, {1, 0});
 }
 
 TEST(linearizability, blocking_recv_cannot_return_on_an_empty_open_channel) {
     const std::vector<call> open{make(call_kind::recv, rx, 0, 1, 2, recv_failed(recv_errc::closed))};
-    EXPECT_EQ(check(open, 1).result, verdict::not_linearizable);
+    expect_verdict(open, 1, verdict::not_linearizable);
     const std::vector<call> closed{
         make(call_kind::close, tx, 0, 1, 2, closed_it(true)),
         make(call_kind::recv, rx, 0, 3, 4, recv_failed(recv_errc::closed)),
     };
-    EXPECT_EQ(check(closed, 1).result, verdict::linearizable);
+    expect_verdict(closed, 1, verdict::linearizable);
 }
 
 TEST(linearizability, blocking_send_on_a_full_channel_linearizes_after_a_receive_frees_a_slot) {
@@ -334,45 +352,33 @@ TEST(linearizability, blocking_send_on_a_full_channel_linearizes_after_a_receive
         make(call_kind::try_recv, rx, 0, 4, 5, got(1)),
         make(call_kind::try_recv, rx, 0, 9, 10, got(2)),
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
-    EXPECT_EQ(r.order, (std::vector<size_t>{0, 2, 1, 3}));
+    expect_linearizable_in_order(h, 1, {0, 2, 1, 3});
 
     std::vector<call> early = h;
     early[1].returned = 4, early[2].invoked = 5, early[2].returned = 6; // the send returned while still full
-    const check_report e = check(early, 1);
-    EXPECT_EQ(e.result, verdict::not_linearizable) << report(e, early);
-    EXPECT_EQ(e.unplaceable, size_t{1});
+    EXPECT_EQ(expect_verdict(early, 1, verdict::not_linearizable).unplaceable, size_t{1});
 }
 
 TEST(linearizability, timed_out_recv_is_accepted_only_where_the_model_would_block) {
     const std::vector<call> empty{make(call_kind::recv_timed, rx, 0, 1, 2, recv_failed(recv_errc::timed_out))};
-    EXPECT_EQ(check(empty, 1).result, verdict::linearizable);
+    expect_verdict(empty, 1, verdict::linearizable);
 
     const std::vector<call> after_send{
         make(call_kind::try_broadcast, tx, 5, 1, 2),
         make(call_kind::recv_timed, rx, 0, 3, 4, recv_failed(recv_errc::timed_out)),
     };
-    const check_report r = check(after_send, 1);
-    EXPECT_EQ(r.result, verdict::not_linearizable);
-    EXPECT_EQ(r.unplaceable, size_t{1});
+    EXPECT_EQ(expect_verdict(after_send, 1, verdict::not_linearizable).unplaceable, size_t{1});
 
     const std::vector<call> overlapping{
         make(call_kind::recv_timed, rx, 0, 1, 4, recv_failed(recv_errc::timed_out)),
         make(call_kind::try_broadcast, tx, 5, 2, 3),
         make(call_kind::try_recv, rx, 0, 5, 6, got(5)), // the timed-out recv took nothing
     };
-    const check_report o = check(overlapping, 1);
-    EXPECT_EQ(o.result, verdict::linearizable) << report(o, overlapping);
-    EXPECT_EQ(o.order, (std::vector<size_t>{0, 1, 2}));
+    expect_linearizable_in_order(overlapping, 1, {0, 1, 2});
 }
 
 TEST(linearizability, completed_timed_recv_acts_as_the_blocking_one) {
-    const std::vector<call> h{
-        make(call_kind::recv_timed, rx, 0, 1, 4, got(5)),
-        make(call_kind::try_broadcast, tx, 5, 2, 3),
-    };
-    EXPECT_EQ(check(h, 1).result, verdict::linearizable);
+    expect_verdict(receive_overlapping_the_send_of(call_kind::recv_timed, 5), 1, verdict::linearizable);
 }
 
 TEST(linearizability, timed_out_send_is_accepted_only_on_a_full_channel_and_hands_the_message_back) {
@@ -380,9 +386,9 @@ TEST(linearizability, timed_out_send_is_accepted_only_on_a_full_channel_and_hand
         make(call_kind::try_broadcast, tx, 1, 1, 2),
         make(call_kind::broadcast_timed, tx, 2, 3, 4, send_failed(send_errc::timed_out, 2)),
     };
-    EXPECT_EQ(check(full, 1).result, verdict::linearizable);
+    expect_verdict(full, 1, verdict::linearizable);
     const std::vector<call> room{make(call_kind::broadcast_timed, tx, 2, 3, 4, send_failed(send_errc::timed_out, 2))};
-    EXPECT_EQ(check(room, 1).result, verdict::not_linearizable);
+    expect_verdict(room, 1, verdict::not_linearizable);
 }
 
 // ---- handles ----------------------------------------------------------------------
@@ -397,8 +403,7 @@ TEST(linearizability, a_cloned_receiver_is_bound_to_the_id_the_model_returns) {
         make(call_kind::new_receiver, tx, 0, 11, 12, ok, 3),
         make(call_kind::try_recv, 3, 0, 13, 14, recv_failed(recv_errc::empty)),
     };
-    const check_report r = check(h, 2);
-    EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
+    const check_report r = expect_verdict(h, 2, verdict::linearizable);
     EXPECT_NE(r.model_state.find("h2=receiver#2"), std::string::npos) << r.model_state;
     EXPECT_NE(r.model_state.find("h3=receiver#3"), std::string::npos) << r.model_state;
 }
@@ -408,9 +413,7 @@ TEST(linearizability, a_handle_used_before_the_call_that_creates_it_is_not_linea
         make(call_kind::try_recv, 2, 0, 1, 2, recv_failed(recv_errc::empty)),
         make(call_kind::clone_receiver, rx, 0, 3, 4, ok, 2),
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::not_linearizable);
-    EXPECT_EQ(r.unplaceable, size_t{0});
+    EXPECT_EQ(expect_verdict(h, 1, verdict::not_linearizable).unplaceable, size_t{0});
 }
 
 TEST(linearizability, new_kinds_clone_sender_new_sender_activate_and_clone_inactive_replay) {
@@ -425,8 +428,7 @@ TEST(linearizability, new_kinds_clone_sender_new_sender_activate_and_clone_inact
         make(call_kind::try_recv, 6, 0, 15, 16, got(8)),
         make(call_kind::drop_inactive, 5, 0, 17, 18), // consumed by activate
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::not_linearizable) << report(r, h);
+    const check_report r = expect_verdict(h, 1, verdict::not_linearizable);
     EXPECT_EQ(r.unplaceable, size_t{8});
     EXPECT_EQ(r.order.size(), 8u);
 }
@@ -438,9 +440,7 @@ TEST(linearizability, pending_try_send_is_placed_when_a_receive_saw_its_message)
         pending(call_kind::try_broadcast, tx, 5, 1),
         make(call_kind::try_recv, rx, 0, 2, 3, got(5)),
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::linearizable) << report(r, h);
-    EXPECT_EQ(r.order, (std::vector<size_t>{0, 1}));
+    expect_linearizable_in_order(h, 1, {0, 1});
 }
 
 TEST(linearizability, pending_close_is_placed_or_left_out_as_the_answers_need) {
@@ -448,17 +448,13 @@ TEST(linearizability, pending_close_is_placed_or_left_out_as_the_answers_need) {
         pending(call_kind::close, tx, 0, 1),
         make(call_kind::try_broadcast, tx, 5, 2, 3),
     };
-    const check_report a = check(left_out, 1);
-    EXPECT_EQ(a.result, verdict::linearizable) << report(a, left_out);
-    EXPECT_EQ(a.order, (std::vector<size_t>{1}));
+    expect_linearizable_in_order(left_out, 1, {1});
 
     const std::vector<call> placed{
         pending(call_kind::close, tx, 0, 1),
         make(call_kind::try_broadcast, tx, 5, 2, 3, send_failed(send_errc::closed, 5)),
     };
-    const check_report b = check(placed, 1);
-    EXPECT_EQ(b.result, verdict::linearizable) << report(b, placed);
-    EXPECT_EQ(b.order, (std::vector<size_t>{0, 1}));
+    expect_linearizable_in_order(placed, 1, {0, 1});
 }
 
 // ---- lost wakeups ---------------------------------------------------------------
@@ -468,38 +464,19 @@ TEST(lost_wakeup, pending_recv_after_a_completed_send_missed_the_send_R_WAKE_1) 
         pending(call_kind::recv, rx, 0, 1),
         make(call_kind::try_broadcast, tx, 5, 2, 3),
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
+    const check_report r = expect_lost_wakeup(h, "R-WAKE-1", 1);
     EXPECT_EQ(r.lost_calls, (std::vector<size_t>{0}));
-    EXPECT_EQ(r.rule, "R-WAKE-1");
-    EXPECT_EQ(r.wake_call, size_t{1});
     EXPECT_FALSE(r.jointly_lost);
     EXPECT_NE(report(r, h).find("should have woken it"), std::string::npos) << report(r, h);
 }
 
 TEST(lost_wakeup, pending_send_on_a_full_channel_after_capacity_grew_R_CAP_4) {
-    const std::vector<call> h{
-        make(call_kind::try_broadcast, tx, 1, 1, 2),
-        pending(call_kind::broadcast, tx, 2, 3),
-        make(call_kind::set_capacity, rx, 2, 4, 5),
-    };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
-    EXPECT_EQ(r.lost_calls, (std::vector<size_t>{1}));
-    EXPECT_EQ(r.rule, "R-CAP-4");
-    EXPECT_EQ(r.wake_call, size_t{2});
+    const std::vector<call> h = send_blocked_on_a_full_channel_then({make(call_kind::set_capacity, rx, 2, 4, 5)});
+    EXPECT_EQ(expect_lost_wakeup(h, "R-CAP-4", 2).lost_calls, (std::vector<size_t>{1}));
 }
 
 TEST(lost_wakeup, pending_send_on_a_full_channel_after_close_R_CLOSE_6) {
-    const std::vector<call> h{
-        make(call_kind::try_broadcast, tx, 1, 1, 2),
-        pending(call_kind::broadcast, tx, 2, 3),
-        make(call_kind::close, rx, 0, 4, 5, closed_it(true)),
-    };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
-    EXPECT_EQ(r.rule, "R-CLOSE-6");
-    EXPECT_EQ(r.wake_call, size_t{2});
+    expect_lost_wakeup(send_blocked_on_a_full_channel_then({make(call_kind::close, rx, 0, 4, 5, closed_it(true))}), "R-CLOSE-6", 2);
 }
 
 TEST(lost_wakeup, pending_recv_after_the_last_sender_was_dropped_R_CLOSE_6) {
@@ -507,46 +484,19 @@ TEST(lost_wakeup, pending_recv_after_the_last_sender_was_dropped_R_CLOSE_6) {
         pending(call_kind::recv, rx, 0, 1),
         make(call_kind::drop_sender, tx, 0, 2, 3),
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
-    EXPECT_EQ(r.rule, "R-CLOSE-6");
-    EXPECT_EQ(r.wake_call, size_t{1});
+    expect_lost_wakeup(h, "R-CLOSE-6", 1);
 }
 
 TEST(lost_wakeup, pending_send_without_receivers_after_await_active_off_R_ACT_3) {
-    const std::vector<call> h{
-        make(call_kind::deactivate, rx, 0, 1, 2, ok, 2), // no active receiver; the inactive keeps it open
-        pending(call_kind::broadcast, tx, 1, 3),
-        make(call_kind::set_await_active, tx, 0, 4, 5),
-    };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
-    EXPECT_EQ(r.rule, "R-ACT-3");
-    EXPECT_EQ(r.wake_call, size_t{2});
+    expect_lost_wakeup(send_blocked_without_an_active_receiver_then(make(call_kind::set_await_active, tx, 0, 4, 5)), "R-ACT-3", 2);
 }
 
 TEST(lost_wakeup, pending_send_on_a_full_channel_after_overflow_on_R_OVF_4) {
-    const std::vector<call> h{
-        make(call_kind::try_broadcast, tx, 1, 1, 2),
-        pending(call_kind::broadcast, tx, 2, 3),
-        make(call_kind::set_overflow, rx, 1, 4, 5),
-    };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
-    EXPECT_EQ(r.rule, "R-OVF-4");
-    EXPECT_EQ(r.wake_call, size_t{2});
+    expect_lost_wakeup(send_blocked_on_a_full_channel_then({make(call_kind::set_overflow, rx, 1, 4, 5)}), "R-OVF-4", 2);
 }
 
 TEST(lost_wakeup, pending_send_after_a_receiver_became_active_R_LIFE_6) {
-    const std::vector<call> h{
-        make(call_kind::deactivate, rx, 0, 1, 2, ok, 2),
-        pending(call_kind::broadcast, tx, 1, 3),
-        make(call_kind::activate, 2, 0, 4, 5, ok, 3),
-    };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
-    EXPECT_EQ(r.rule, "R-LIFE-6");
-    EXPECT_EQ(r.wake_call, size_t{2});
+    expect_lost_wakeup(send_blocked_without_an_active_receiver_then(make(call_kind::activate, 2, 0, 4, 5, ok, 3)), "R-LIFE-6", 2);
 }
 
 TEST(lost_wakeup, pending_send_after_a_dropped_receiver_freed_the_slot_R_WAKE_1) {
@@ -557,10 +507,7 @@ TEST(lost_wakeup, pending_send_after_a_dropped_receiver_freed_the_slot_R_WAKE_1)
         pending(call_kind::broadcast, tx, 2, 7),
         make(call_kind::drop_receiver, 2, 0, 8, 9),
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
-    EXPECT_EQ(r.rule, "R-WAKE-1");
-    EXPECT_EQ(r.wake_call, size_t{4});
+    expect_lost_wakeup(h, "R-WAKE-1", 4);
 }
 
 TEST(lost_wakeup, recv_blocked_although_a_message_was_there_when_called_has_no_wake_call) {
@@ -568,10 +515,7 @@ TEST(lost_wakeup, recv_blocked_although_a_message_was_there_when_called_has_no_w
         make(call_kind::try_broadcast, tx, 5, 1, 2),
         pending(call_kind::recv, rx, 0, 3),
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
-    EXPECT_EQ(r.rule, "R-WAKE-1");
-    EXPECT_FALSE(r.wake_call.has_value());
+    const check_report r = expect_lost_wakeup(h, "R-WAKE-1", std::nullopt);
     EXPECT_NE(report(r, h).find("blocked although the model says it need not wait when called"), std::string::npos)
         << report(r, h);
 }
@@ -587,8 +531,7 @@ TEST(lost_wakeup, two_pending_calls_never_both_blocked_in_one_linearisation_are_
         pending(call_kind::broadcast, tx, 6, 7),
         pending(call_kind::recv, 2, 0, 8),
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::lost_wakeup) << report(r, h);
+    const check_report r = expect_verdict(h, 1, verdict::lost_wakeup);
     EXPECT_TRUE(r.jointly_lost);
     EXPECT_EQ(r.lost_calls.size(), 1u);
 }
@@ -596,31 +539,21 @@ TEST(lost_wakeup, two_pending_calls_never_both_blocked_in_one_linearisation_are_
 // ---- the spec's own deadlocks -------------------------------------------------------
 
 TEST(spec_deadlock, pending_recv_with_nothing_ever_sent_is_a_spec_deadlock) {
-    const std::vector<call> h{pending(call_kind::recv, rx, 0, 1)};
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::spec_deadlock) << report(r, h);
+    const check_report r = expect_verdict({pending(call_kind::recv, rx, 0, 1)}, 1, verdict::spec_deadlock);
     EXPECT_TRUE(r.lost_calls.empty());
     EXPECT_TRUE(r.order.empty());
 }
 
 TEST(spec_deadlock, pending_send_on_a_full_channel_is_a_spec_deadlock) {
-    const std::vector<call> h{
-        make(call_kind::try_broadcast, tx, 1, 1, 2),
-        pending(call_kind::broadcast, tx, 2, 3),
-        pending(call_kind::broadcast_timed, tx, 3, 4),
-    };
-    EXPECT_EQ(check(h, 1).result, verdict::spec_deadlock);
+    expect_verdict(send_blocked_on_a_full_channel_then({pending(call_kind::broadcast_timed, tx, 3, 4)}), 1, verdict::spec_deadlock);
 }
 
 TEST(spec_deadlock, racing_overflow_settings_where_one_order_keeps_the_send_blocked_is_not_lost) {
-    const std::vector<call> h{
-        make(call_kind::try_broadcast, tx, 1, 1, 2),
-        pending(call_kind::broadcast, tx, 2, 3),
+    const std::vector<call> h = send_blocked_on_a_full_channel_then({
         make(call_kind::set_overflow, rx, 1, 4, 7),
         make(call_kind::set_overflow, rx, 0, 5, 6),
-    };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::spec_deadlock) << report(r, h);
+    });
+    const check_report r = expect_verdict(h, 1, verdict::spec_deadlock);
     EXPECT_EQ(r.order, (std::vector<size_t>{0, 2, 3})); // overflow off last: the send stays blocked
 }
 
@@ -630,8 +563,7 @@ TEST(spec_deadlock, new_receiver_racing_a_send_where_one_order_leaves_its_recv_b
         make(call_kind::try_broadcast, tx, 5, 2, 3),
         pending(call_kind::recv, 2, 0, 5),
     };
-    const check_report r = check(h, 1);
-    EXPECT_EQ(r.result, verdict::spec_deadlock) << report(r, h);
+    const check_report r = expect_verdict(h, 1, verdict::spec_deadlock);
     EXPECT_EQ(r.order, (std::vector<size_t>{1, 0})); // sent before the receiver existed
     EXPECT_NE(report(r, h).find("legitimate"), std::string::npos);
 }
@@ -732,169 +664,158 @@ random_history make_random_history(std::mt19937& rng, bool with_pending) {
             c = call{};
             c.kind = kind;
             c.thread = own_thread(); // the intervals below overlap at random: no program order among them
-            auto one_of = [&](std::vector<named>& v) -> named& { return v[pick(v.size())]; };
+            auto one_of = [&](const std::vector<named>& v) -> const named& { return v[pick(v.size())]; };
+            auto take_one_of = [&](std::vector<named>& v) {
+                const size_t i = pick(v.size());
+                const named taken = v[i];
+                v.erase(v.begin() + std::ptrdiff_t(i));
+                return taken;
+            };
+            auto every_handle = [&] {
+                std::vector<named> any = senders;
+                any.insert(any.end(), receivers.begin(), receivers.end());
+                any.insert(any.end(), inactives.begin(), inactives.end());
+                return any;
+            };
             const bool have_tx = !senders.empty(), have_rx = !receivers.empty(), have_ia = !inactives.empty();
-            switch (kind) {
-            case call_kind::try_broadcast:
-            case call_kind::broadcast:
-            case call_kind::broadcast_timed: {
-                if (!have_tx) break;
-                const named s = one_of(senders);
-                c.handle = s.logical, c.arg = next_message++;
-                if (kind == call_kind::broadcast && m.broadcast_would_block()) break;
-                if (kind == call_kind::broadcast_timed && m.broadcast_would_block()) c.result = {timed_out_send, c.arg, 0};
-                else c.result = spec::encode_send(m.try_broadcast(s.id, c.arg));
-                made = true;
-                break;
-            }
-            case call_kind::try_recv:
-            case call_kind::recv:
-            case call_kind::recv_timed: {
-                if (!have_rx) break;
-                const named r = one_of(receivers);
-                c.handle = r.logical;
-                if (kind == call_kind::recv && m.recv_would_block(r.id)) break;
-                if (kind == call_kind::recv_timed && m.recv_would_block(r.id)) c.result = {timed_out_recv, -1, 0};
-                else c.result = spec::encode_recv(m.try_recv(r.id));
-                made = true;
-                break;
-            }
-            case call_kind::clone_receiver: {
-                if (!have_rx) break;
-                const named r = one_of(receivers);
-                c.handle = r.logical, c.out = next_logical++;
-                receivers.push_back({c.out, m.clone_receiver(r.id)});
-                made = true;
-                break;
-            }
-            case call_kind::new_receiver:
-            case call_kind::new_sender: {
-                std::vector<named> from = receivers;
-                if (kind == call_kind::new_receiver) from.insert(from.end(), senders.begin(), senders.end());
-                if (from.empty()) break;
-                const named f = one_of(from);
-                c.handle = f.logical, c.out = next_logical++;
-                if (kind == call_kind::new_receiver) receivers.push_back({c.out, m.new_receiver(f.id)});
-                else senders.push_back({c.out, m.new_sender(f.id)});
-                made = true;
-                break;
-            }
-            case call_kind::clone_sender:
-                if (!have_tx) break;
-                {
-                    const named f = one_of(senders);
+            made = [&] {
+                switch (kind) {
+                case call_kind::try_broadcast:
+                case call_kind::broadcast:
+                case call_kind::broadcast_timed: {
+                    if (!have_tx) return false;
+                    const named s = one_of(senders);
+                    c.handle = s.logical, c.arg = next_message++;
+                    if (kind == call_kind::broadcast && m.broadcast_would_block()) return false;
+                    if (kind == call_kind::broadcast_timed && m.broadcast_would_block()) c.result = {timed_out_send, c.arg, 0};
+                    else c.result = spec::encode_send(m.try_broadcast(s.id, c.arg));
+                    return true;
+                }
+                case call_kind::try_recv:
+                case call_kind::recv:
+                case call_kind::recv_timed: {
+                    if (!have_rx) return false;
+                    const named r = one_of(receivers);
+                    c.handle = r.logical;
+                    if (kind == call_kind::recv && m.recv_would_block(r.id)) return false;
+                    if (kind == call_kind::recv_timed && m.recv_would_block(r.id)) c.result = {timed_out_recv, -1, 0};
+                    else c.result = spec::encode_recv(m.try_recv(r.id));
+                    return true;
+                }
+                case call_kind::clone_receiver:
+                case call_kind::clone_sender: {
+                    std::vector<named>& same_kind = kind == call_kind::clone_receiver ? receivers : senders;
+                    if (same_kind.empty()) return false;
+                    const named f = one_of(same_kind);
                     c.handle = f.logical, c.out = next_logical++;
-                    senders.push_back({c.out, m.clone_sender(f.id)});
+                    same_kind.push_back({c.out, kind == call_kind::clone_receiver ? m.clone_receiver(f.id) : m.clone_sender(f.id)});
+                    return true;
                 }
-                made = true;
-                break;
-            case call_kind::drop_receiver:
-            case call_kind::deactivate: {
-                if (!have_rx) break;
-                const size_t i = pick(receivers.size());
-                const named r = receivers[i];
-                receivers.erase(receivers.begin() + std::ptrdiff_t(i));
-                c.handle = r.logical;
-                if (kind == call_kind::deactivate) {
-                    c.out = next_logical++;
-                    inactives.push_back({c.out, m.deactivate(r.id)});
-                } else {
-                    m.drop_receiver(r.id);
+                case call_kind::new_receiver:
+                case call_kind::new_sender: {
+                    std::vector<named> from = receivers;
+                    if (kind == call_kind::new_receiver) from.insert(from.end(), senders.begin(), senders.end());
+                    if (from.empty()) return false;
+                    const named f = one_of(from);
+                    c.handle = f.logical, c.out = next_logical++;
+                    if (kind == call_kind::new_receiver) receivers.push_back({c.out, m.new_receiver(f.id)});
+                    else senders.push_back({c.out, m.new_sender(f.id)});
+                    return true;
                 }
-                made = true;
-                break;
-            }
-            case call_kind::drop_sender: {
-                if (!have_tx || pick(3) != 0) break; // rarely: the last one closes the channel
-                const size_t i = pick(senders.size());
-                c.handle = senders[i].logical;
-                m.drop_sender(senders[i].id);
-                senders.erase(senders.begin() + std::ptrdiff_t(i));
-                made = true;
-                break;
-            }
-            case call_kind::activate_cloned:
-            case call_kind::activate:
-            case call_kind::clone_inactive:
-            case call_kind::drop_inactive: {
-                if (!have_ia) break;
-                const size_t i = pick(inactives.size());
-                const named ia = inactives[i];
-                c.handle = ia.logical;
-                if (kind == call_kind::drop_inactive || kind == call_kind::activate)
-                    inactives.erase(inactives.begin() + std::ptrdiff_t(i));
-                if (kind == call_kind::drop_inactive) {
-                    m.drop_inactive(ia.id);
-                } else {
-                    c.out = next_logical++;
-                    if (kind == call_kind::activate_cloned) receivers.push_back({c.out, m.activate_cloned(ia.id)});
-                    else if (kind == call_kind::activate) receivers.push_back({c.out, m.activate(ia.id)});
-                    else inactives.push_back({c.out, m.clone_inactive(ia.id)});
+                case call_kind::drop_receiver:
+                case call_kind::deactivate: {
+                    if (!have_rx) return false;
+                    const named r = take_one_of(receivers);
+                    c.handle = r.logical;
+                    if (kind == call_kind::deactivate) {
+                        c.out = next_logical++;
+                        inactives.push_back({c.out, m.deactivate(r.id)});
+                    } else {
+                        m.drop_receiver(r.id);
+                    }
+                    return true;
                 }
-                made = true;
-                break;
-            }
-            case call_kind::set_capacity:
-            case call_kind::set_overflow:
-            case call_kind::set_await_active:
-            case call_kind::close: {
-                std::vector<named> any = senders;
-                any.insert(any.end(), receivers.begin(), receivers.end());
-                any.insert(any.end(), inactives.begin(), inactives.end());
-                if (any.empty() || (kind == call_kind::close && pick(3) != 0)) break;
-                const named via = one_of(any);
-                c.handle = via.logical;
-                if (kind == call_kind::set_capacity) c.arg = int(1 + pick(3)), m.set_capacity(via.id, size_t(c.arg));
-                else if (kind == call_kind::set_overflow) c.arg = int(pick(2)), m.set_overflow(via.id, c.arg != 0);
-                else if (kind == call_kind::set_await_active) c.arg = int(pick(2)), m.set_await_active(via.id, c.arg != 0);
-                else c.result = closed_it(m.close(via.id));
-                made = true;
-                break;
-            }
-            case call_kind::broadcast_expired: // not recorded (operations.hpp): traces only
-            case call_kind::recv_expired:
-            case call_kind::same_channel: break;
-            case call_kind::unread:
-            case call_kind::missed: {
-                if (!have_rx) break;
-                const named r = one_of(receivers);
-                c.handle = r.logical;
-                c.result = got(int(kind == call_kind::unread ? m.unread(r.id) : m.missed(r.id)));
-                made = true;
-                break;
-            }
-            case call_kind::len:
-            case call_kind::is_empty:
-            case call_kind::is_full:
-            case call_kind::capacity:
-            case call_kind::receiver_count:
-            case call_kind::inactive_receiver_count:
-            case call_kind::sender_count:
-            case call_kind::is_closed:
-            case call_kind::overflow:
-            case call_kind::await_active: {
-                std::vector<named> any = senders;
-                any.insert(any.end(), receivers.begin(), receivers.end());
-                any.insert(any.end(), inactives.begin(), inactives.end());
-                if (any.empty()) break;
-                const named chosen = one_of(any); // any live handle answers the channel-wide queries
-                const handle_id via = chosen.id;
-                c.handle = chosen.logical;
-                const std::size_t answer = kind == call_kind::len                       ? m.len(via)
-                                           : kind == call_kind::is_empty                ? m.is_empty(via)
-                                           : kind == call_kind::is_full                 ? m.is_full(via)
-                                           : kind == call_kind::capacity                ? m.capacity(via)
-                                           : kind == call_kind::receiver_count          ? m.receiver_count(via)
-                                           : kind == call_kind::inactive_receiver_count ? m.inactive_receiver_count(via)
-                                           : kind == call_kind::sender_count            ? m.sender_count(via)
-                                           : kind == call_kind::is_closed               ? m.is_closed(via)
-                                           : kind == call_kind::overflow                ? m.overflow(via)
-                                                                                        : m.await_active(via);
-                c.result = got(int(answer));
-                made = true;
-                break;
-            }
-            }
+                case call_kind::drop_sender: {
+                    if (!have_tx || pick(3) != 0) return false; // rarely: the last one closes the channel
+                    const named s = take_one_of(senders);
+                    c.handle = s.logical;
+                    m.drop_sender(s.id);
+                    return true;
+                }
+                case call_kind::activate_cloned:
+                case call_kind::activate:
+                case call_kind::clone_inactive:
+                case call_kind::drop_inactive: {
+                    if (!have_ia) return false;
+                    const bool consumes = kind == call_kind::drop_inactive || kind == call_kind::activate;
+                    const named ia = consumes ? take_one_of(inactives) : one_of(inactives);
+                    c.handle = ia.logical;
+                    if (kind == call_kind::drop_inactive) {
+                        m.drop_inactive(ia.id);
+                    } else {
+                        c.out = next_logical++;
+                        if (kind == call_kind::activate_cloned) receivers.push_back({c.out, m.activate_cloned(ia.id)});
+                        else if (kind == call_kind::activate) receivers.push_back({c.out, m.activate(ia.id)});
+                        else inactives.push_back({c.out, m.clone_inactive(ia.id)});
+                    }
+                    return true;
+                }
+                case call_kind::set_capacity:
+                case call_kind::set_overflow:
+                case call_kind::set_await_active:
+                case call_kind::close: {
+                    const std::vector<named> any = every_handle();
+                    if (any.empty() || (kind == call_kind::close && pick(3) != 0)) return false;
+                    const named via = one_of(any);
+                    c.handle = via.logical;
+                    if (kind == call_kind::set_capacity) c.arg = int(1 + pick(3)), m.set_capacity(via.id, size_t(c.arg));
+                    else if (kind == call_kind::set_overflow) c.arg = int(pick(2)), m.set_overflow(via.id, c.arg != 0);
+                    else if (kind == call_kind::set_await_active) c.arg = int(pick(2)), m.set_await_active(via.id, c.arg != 0);
+                    else c.result = closed_it(m.close(via.id));
+                    return true;
+                }
+                case call_kind::broadcast_expired: // not recorded (operations.hpp): traces only
+                case call_kind::recv_expired:
+                case call_kind::same_channel: return false;
+                case call_kind::unread:
+                case call_kind::missed: {
+                    if (!have_rx) return false;
+                    const named r = one_of(receivers);
+                    c.handle = r.logical;
+                    c.result = got(int(kind == call_kind::unread ? m.unread(r.id) : m.missed(r.id)));
+                    return true;
+                }
+                case call_kind::len:
+                case call_kind::is_empty:
+                case call_kind::is_full:
+                case call_kind::capacity:
+                case call_kind::receiver_count:
+                case call_kind::inactive_receiver_count:
+                case call_kind::sender_count:
+                case call_kind::is_closed:
+                case call_kind::overflow:
+                case call_kind::await_active: {
+                    const std::vector<named> any = every_handle();
+                    if (any.empty()) return false;
+                    const named chosen = one_of(any); // any live handle answers the channel-wide queries
+                    const handle_id via = chosen.id;
+                    c.handle = chosen.logical;
+                    const std::size_t answer = kind == call_kind::len                       ? m.len(via)
+                                               : kind == call_kind::is_empty                ? m.is_empty(via)
+                                               : kind == call_kind::is_full                 ? m.is_full(via)
+                                               : kind == call_kind::capacity                ? m.capacity(via)
+                                               : kind == call_kind::receiver_count          ? m.receiver_count(via)
+                                               : kind == call_kind::inactive_receiver_count ? m.inactive_receiver_count(via)
+                                               : kind == call_kind::sender_count            ? m.sender_count(via)
+                                               : kind == call_kind::is_closed               ? m.is_closed(via)
+                                               : kind == call_kind::overflow                ? m.overflow(via)
+                                                                                            : m.await_active(via);
+                    c.result = got(int(answer));
+                    return true;
+                }
+                }
+                return false; // not a call_kind
+            }();
         }
         if (!made) break;
         const std::uint64_t point = 10'000 + 1'000 * std::uint64_t(k);

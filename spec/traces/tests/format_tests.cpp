@@ -12,6 +12,8 @@
 #include <bcast/trace/json.hpp>
 #include <bcast/trace/run.hpp>
 
+#include "format_error_of.hpp"
+
 namespace bcast::trace {
 namespace {
 
@@ -20,14 +22,8 @@ std::vector<trace> read(const std::string& text) {
     return read_traces(in, "t.jsonl");
 }
 
-// The message of the format_error that reading `text` throws ("" if none).
 std::string reading_error(const std::string& text) {
-    try {
-        read(text);
-    } catch (const format_error& e) {
-        return e.what();
-    }
-    return "";
+    return tests::format_error_of([&] { read(text); });
 }
 
 const std::string header = R"({"format":"bcast-trace","version":1,"trace":0,"capacity":2,"profile":"p","target":"bcast"})";
