@@ -735,6 +735,13 @@ mutant("fast-wakeup-taken-for-timeout", "bcast::fast: any return from a timed sl
 """),
        suite="fast_timed_calls")
 
+mutant("fast-grow-wakes-no-sender", "bcast::fast: growing the capacity wakes no sender asleep on a full ring "
+       "(R-CAP-4, R-WAKE-1): a row of the wakeup table the hand-written fast suites do not have", [RELACY],
+       replace(FAST_STATE, "if (new_capacity > old_capacity) wake_senders_locked();", """
+        // MUTANT: growth wakes no sleeping sender
+"""),
+       suite="fast_wake_senders")
+
 mutant("timeout-truncated-to-ms", "a timeout is truncated to whole milliseconds, so a timed call gives up before its "
        "deadline (R-SEND-4, R-RECV-5); Relacy's deadlines are instants of model time, not durations (the scenarios "
        "call the _until forms), and the property tests have no clock, so only the recorded histories' deadlines "

@@ -10,10 +10,29 @@
 // scenarios.def.
 #pragma once
 
+#include "fast_harness.hpp"
 #include "harness.hpp"
 #include "wake_event.hpp"
 
 namespace bcast_rl {
+
+// ---- the channel a one-waiter scenario runs on --------------------------------
+// The one-waiter scenarios (blocked_send_vs_event, blocked_recv_vs_event) are
+// the rows of the wakeup table, and every family that blocks must pass them:
+// they are written once, over On, the harness and how it counts the threads
+// that wait (a wait ends only through the channel's wake sites, so the
+// +until twin asks for one there).
+struct on_reference {
+    template <class Derived, int Threads, rl::test_result_e Expected>
+    using harness = scenario<Derived, plain_primitives, Threads, Expected>;
+    static int waiting() { return threads_waiting; } // Relacy condition-variable waits (relacy_primitives.hpp)
+};
+template <class Primitives>
+struct on_fast {
+    template <class Derived, int Threads, rl::test_result_e Expected>
+    using harness = fast_scenario<Derived, Primitives, Threads, Expected>;
+    static int waiting() { return threads_sleeping; } // futex sleeps (fast_primitives.hpp)
+};
 
 // ---- one sender blocked vs one event -----------------------------------------
 // A sender blocks (thread 0); the other thread waits until it is waiting, then
@@ -83,8 +102,8 @@ constexpr blocked_send_case blocked_send_case_of(wake_event e) {
     return {not_run("not reached"), full, false, false};
 }
 
-template <wake_event E, int V>
-struct blocked_send_vs_event : scenario<blocked_send_vs_event<E, V>, plain_primitives, 2, expect(V)> {
+template <wake_event E, int V, class On = on_reference>
+struct blocked_send_vs_event : On::template harness<blocked_send_vs_event<E, V, On>, 2, expect(V)> {
     static constexpr blocked_send_case this_case = blocked_send_case_of(E);
     static_assert(this_case.what.runs, "blocked_send_case_of() says this event does not run against a blocked sender");
     static_assert(woken_by(E).senders);
@@ -107,7 +126,7 @@ struct blocked_send_vs_event : scenario<blocked_send_vs_event<E, V>, plain_primi
             this->send(0, 0, 101);
             return;
         }
-        until<V>(threads_waiting > 0);
+        until<V>(On::waiting() > 0);
         event();
         if (this_case.close_variant && (V & CLOSE)) this->close(1, 0);
     }
@@ -181,9 +200,8 @@ constexpr blocked_recv_case blocked_recv_case_of(wake_event e) {
     return {not_run("not reached"), false, 2};
 }
 
-template <wake_event E, int V>
-struct blocked_recv_vs_event
-    : scenario<blocked_recv_vs_event<E, V>, plain_primitives, blocked_recv_case_of(E).threads, expect(V)> {
+template <wake_event E, int V, class On = on_reference>
+struct blocked_recv_vs_event : On::template harness<blocked_recv_vs_event<E, V, On>, blocked_recv_case_of(E).threads, expect(V)> {
     static constexpr blocked_recv_case this_case = blocked_recv_case_of(E);
     static_assert(this_case.what.runs, "blocked_recv_case_of() says this event does not run against a blocked receiver");
     static_assert(woken_by(E).receivers);
@@ -195,7 +213,7 @@ struct blocked_recv_vs_event
         if (t == 0) {
             this->recv(0, 1);
         } else if (t == 1) {
-            until<V>(threads_waiting > 0);
+            until<V>(On::waiting() > 0);
             event();
             if (this_case.close_variant && (V & CLOSE)) this->close(1, 0);
         } else {
@@ -207,6 +225,14 @@ struct blocked_recv_vs_event
 template <int V> using recv_blocked_vs_send = blocked_recv_vs_event<wake_event::message_queued, V>;
 template <int V> using recv_blocked_vs_close = blocked_recv_vs_event<wake_event::closed, V>;
 template <int V> using recv_blocked_vs_last_sender_drop = blocked_recv_vs_event<wake_event::last_sender_left, V>;
+
+// The same rows on bcast::fast (scenarios.def: fast_wake_senders,
+// fast_wake_receivers): the blocking rows only, as it has no async calls (P-FAST-5).
+template <wake_event E, class Primitives = fast_release_primitives>
+struct on_fast_channel {
+    template <int V> using blocked_send = blocked_send_vs_event<E, V, on_fast<Primitives>>;
+    template <int V> using blocked_recv = blocked_recv_vs_event<E, V, on_fast<Primitives>>;
+};
 
 // ---- several waiters ---------------------------------------------------------
 
