@@ -345,12 +345,10 @@ public:
     // The model's answer to the last recv() that did not throw.
     const std::optional<recv_result<int>>& last_answer() const { return last_answer_; }
 
-    attempt copy_receiver(std::size_t r, plan when = {}) {
-        rx_slot& fresh = receivers_.emplace_back(); // the deque's own allocation is the test's, unarmed
+    attempt copy_receiver(std::size_t r, plan when = {}) { // R-LIFE-1
         const rx_slot& from = receivers_.at(r);
         EXPECT_FALSE(from.waiting.has_value()) << "R-ASYNC-5";
-        const attempt outcome = run_armed(when, [&] { fresh.handle.emplace(*from.handle); });
-        return adopted_receiver(outcome, [&] { return model_->clone_receiver(from.id); });
+        return made_from(receivers_, from, when, std::identity{}, &spec::model<int>::clone_receiver);
     }
 
     attempt assign_receiver(std::size_t to, std::size_t from, plan when = {}) { // R-HANDLE-2
@@ -366,62 +364,36 @@ public:
         return outcome;
     }
 
-    attempt new_receiver_of_sender(std::size_t s, plan when = {}) {
-        rx_slot& fresh = receivers_.emplace_back();
-        const tx_slot& from = senders_.at(s);
-        const attempt outcome = run_armed(when, [&] { fresh.handle.emplace(from.handle->new_receiver()); });
-        return adopted_receiver(outcome, [&] { return model_->new_receiver(from.id); });
+    attempt new_receiver_of_sender(std::size_t s, plan when = {}) { // R-LIFE-2
+        return made_from(receivers_, senders_.at(s), when, new_receiver_of, &spec::model<int>::new_receiver);
     }
 
-    attempt new_receiver_of_receiver(std::size_t r, plan when = {}) {
-        rx_slot& fresh = receivers_.emplace_back();
-        const rx_slot& from = receivers_.at(r);
-        const attempt outcome = run_armed(when, [&] { fresh.handle.emplace(from.handle->new_receiver()); });
-        return adopted_receiver(outcome, [&] { return model_->new_receiver(from.id); });
+    attempt new_receiver_of_receiver(std::size_t r, plan when = {}) { // R-LIFE-2
+        return made_from(receivers_, receivers_.at(r), when, new_receiver_of, &spec::model<int>::new_receiver);
     }
 
     attempt new_sender_of_receiver(std::size_t r, plan when = {}) {
-        tx_slot& fresh = senders_.emplace_back();
-        const rx_slot& from = receivers_.at(r);
-        const attempt outcome = run_armed(when, [&] { fresh.handle.emplace(from.handle->new_sender()); });
-        return adopted(senders_, outcome, [&] { return model_->new_sender(from.id); });
+        return made_from(senders_, receivers_.at(r), when, new_sender_of, &spec::model<int>::new_sender);
     }
 
     attempt copy_sender(std::size_t s, plan when = {}) {
-        tx_slot& fresh = senders_.emplace_back();
-        const tx_slot& from = senders_.at(s);
-        const attempt outcome = run_armed(when, [&] { fresh.handle.emplace(*from.handle); });
-        return adopted(senders_, outcome, [&] { return model_->clone_sender(from.id); });
+        return made_from(senders_, senders_.at(s), when, std::identity{}, &spec::model<int>::clone_sender);
     }
 
     attempt copy_inactive(std::size_t i, plan when = {}) {
-        inactive_slot& fresh = inactives_.emplace_back();
-        const inactive_slot& from = inactives_.at(i);
-        const attempt outcome = run_armed(when, [&] { fresh.handle.emplace(*from.handle); });
-        return adopted(inactives_, outcome, [&] { return model_->clone_inactive(from.id); });
+        return made_from(inactives_, inactives_.at(i), when, std::identity{}, &spec::model<int>::clone_inactive);
     }
 
     attempt deactivate(std::size_t r, plan when = {}) { // R-LIFE-4
-        inactive_slot& fresh = inactives_.emplace_back();
-        rx_slot& from = receivers_.at(r);
-        const attempt outcome = run_armed(when, [&] { fresh.handle.emplace(std::move(*from.handle).deactivate()); });
-        if (!outcome.threw) from.handle.reset(); // moved from
-        return adopted(inactives_, outcome, [&] { return model_->deactivate(from.id); });
+        return made_from<source::moved_from>(inactives_, receivers_.at(r), when, deactivated, &spec::model<int>::deactivate);
     }
 
     attempt activate(std::size_t i, plan when = {}) { // R-LIFE-5
-        rx_slot& fresh = receivers_.emplace_back();
-        inactive_slot& from = inactives_.at(i);
-        const attempt outcome = run_armed(when, [&] { fresh.handle.emplace(std::move(*from.handle).activate()); });
-        if (!outcome.threw) from.handle.reset();
-        return adopted_receiver(outcome, [&] { return model_->activate(from.id); });
+        return made_from<source::moved_from>(receivers_, inactives_.at(i), when, activated, &spec::model<int>::activate);
     }
 
     attempt activate_cloned(std::size_t i, plan when = {}) {
-        rx_slot& fresh = receivers_.emplace_back();
-        const inactive_slot& from = inactives_.at(i);
-        const attempt outcome = run_armed(when, [&] { fresh.handle.emplace(from.handle->activate_cloned()); });
-        return adopted_receiver(outcome, [&] { return model_->activate_cloned(from.id); });
+        return made_from(receivers_, inactives_.at(i), when, activated_clone_of, &spec::model<int>::activate_cloned);
     }
 
     attempt drop_receiver(std::size_t r, plan when = {}) { // R-LIFE-3
@@ -635,20 +607,34 @@ private:
         std::optional<thread_call<send_result<heavy>>> call;
     };
 
-    template <class Slots, class ModelStep>
-    attempt adopted(Slots& slots, const attempt& outcome, ModelStep model_step) {
+    // What making a new handle leaves in the slot it was made from.
+    enum class source {
+        kept,       // a copy, or a new handle of the same channel
+        moved_from, // activate() and deactivate() consume it: the slot is emptied
+    };
+    // How new handles are made from others (std::identity: a copy).
+    static constexpr auto new_receiver_of = [](const auto& handle) { return handle.new_receiver(); };
+    static constexpr auto new_sender_of = [](const rx_type& rx) { return rx.new_sender(); };
+    static constexpr auto deactivated = [](rx_type& rx) { return std::move(rx).deactivate(); };
+    static constexpr auto activated = [](inactive_type& inactive) { return std::move(inactive).activate(); };
+    static constexpr auto activated_clone_of = [](const inactive_type& inactive) { return inactive.activate_cloned(); };
+
+    // A new handle, made from the one in slot `from` by `make`, armed, into a new
+    // slot at the end of `slots`; the model makes its own with `model_step` from
+    // `from`'s id. Nothing changes when `make` throws.
+    template <source left = source::kept, class Slots, class From, class Make>
+    attempt made_from(Slots& slots, From& from, plan when, Make make, handle_id (spec::model<int>::*model_step)(handle_id)) {
+        auto& fresh = slots.emplace_back(); // the deque's own allocation is the test's, unarmed; `from` stays put
+        const attempt outcome = run_armed(when, [&] { fresh.handle.emplace(make(*from.handle)); });
         if (outcome.threw) {
-            EXPECT_FALSE(slots.back().handle.has_value());
+            EXPECT_FALSE(fresh.handle.has_value());
             slots.pop_back();
         } else {
-            slots.back().id = model_step();
+            if constexpr (left == source::moved_from) from.handle.reset();
+            fresh.id = ((*model_).*model_step)(from.id);
         }
         settle();
         return outcome;
-    }
-    template <class ModelStep>
-    attempt adopted_receiver(const attempt& outcome, ModelStep model_step) {
-        return adopted(receivers_, outcome, model_step);
     }
 
     bool any_handle() const {
@@ -871,17 +857,37 @@ void busy(world<P>& w) {
     w.copy_sender(0);
 }
 
+// A new channel of capacity 2 and two receivers: receiver 1 is a copy of receiver 0.
+template <class P>
+void two_receivers(world<P>& w) {
+    fresh(w);
+    w.copy_receiver(0);
+}
+
+// Two receivers, both waiting in an async receive on an empty channel.
+template <class P>
+void two_receives_wait(world<P>& w) {
+    two_receivers(w);
+    w.start_recv_waiter(0);
+    w.start_recv_waiter(1);
+}
+
+// Two receivers, the channel full of 1 and 2; receiver 0 read 1.
+template <class P>
+void full_and_read_once(world<P>& w) {
+    two_receivers(w);
+    w.send(0, 1);
+    w.send(0, 2);
+    w.recv(0);
+}
+
 // Capacity 2, full of 1 and 2, which only receiver 1 has still to read:
 // receiver 0 read both and waits in an async receive, and an async send of 3
 // waits for room. Whatever frees a slot sends 3, and receiver 0's copy of it
 // (receiver 1 wants it too) then allocates inside that caller's critical section.
 template <class P>
 void full_with_waiters(world<P>& w) {
-    w.create(2);
-    w.copy_receiver(0);
-    w.send(0, 1);
-    w.send(0, 2);
-    w.recv(0);
+    full_and_read_once(w);
     w.recv(0);
     w.start_recv_waiter(0);
     w.start_send_waiter(0, 3);
@@ -891,11 +897,7 @@ void full_with_waiters(world<P>& w) {
 // broadcasting 3.
 template <class P>
 void full_with_blocked_thread(world<P>& w) {
-    w.create(2);
-    w.copy_receiver(0);
-    w.send(0, 1);
-    w.send(0, 2);
-    w.recv(0);
+    full_and_read_once(w);
     w.start_blocked_send(0, 3);
 }
 
@@ -907,23 +909,19 @@ void send_waits_for_a_receiver(world<P>& w) {
     w.start_send_waiter(0, 1);
 }
 
-// Two receivers, both waiting in an async receive on an empty channel.
-template <class P>
-void two_receives_wait(world<P>& w) {
-    w.create(2);
-    w.copy_receiver(0);
-    w.start_recv_waiter(0);
-    w.start_recv_waiter(1);
-}
+// One operation on one starting state, a test of its own: `allocations` is what
+// the operation allocates when none fails (-1: the standard library's business,
+// only reported), `setup` a starting state above, and `step` the world's step
+// that runs armed, written on the world `w` and the plan `p`.
+#define BCAST_ALLOC_TEST(name, allocations, setup, step) \
+    TYPED_TEST(alloc_failure, name) { \
+        this->expect_allocations(allocations, setup<TypeParam>, [](auto& w, plan p) { return step; }); \
+    }
 
 // ---- creating a channel: the state, then its slots ------------------------------
 
-TYPED_TEST(alloc_failure, channel_of_capacity_1) { // R-EXC-1, R-CAP-1
-    this->expect_allocations(2, nothing<TypeParam>, [](auto& w, plan p) { return w.create(1, p); });
-}
-TYPED_TEST(alloc_failure, channel_of_capacity_3) { // R-EXC-1, R-CAP-1, R-IMPL-3: all slots at once
-    this->expect_allocations(2, nothing<TypeParam>, [](auto& w, plan p) { return w.create(3, p); });
-}
+BCAST_ALLOC_TEST(channel_of_capacity_1, 2, nothing, w.create(1, p)) // R-EXC-1, R-CAP-1
+BCAST_ALLOC_TEST(channel_of_capacity_3, 2, nothing, w.create(3, p)) // R-EXC-1, R-CAP-1, R-IMPL-3: all slots at once
 
 // channel(0) fails either way; whichever exception, nothing is left behind.
 TYPED_TEST(alloc_failure, channel_of_capacity_0_leaks_nothing_whatever_fails) { // R-EXC-1, R-CAP-1
@@ -951,31 +949,19 @@ TYPED_TEST(alloc_failure, channel_of_capacity_0_leaks_nothing_whatever_fails) { 
 
 // ---- set_capacity: growth allocates the new ring, nothing else does ------------
 
-TYPED_TEST(alloc_failure, set_capacity_growing_a_new_channel) { // R-EXC-1, R-CAP-2
-    this->expect_allocations(1, fresh<TypeParam>, [](auto& w, plan p) { return w.set_capacity(5, p); });
-}
-TYPED_TEST(alloc_failure, set_capacity_growing_a_rotated_lagging_queue) { // R-EXC-1, R-CAP-2, R-OVF-2
-    this->expect_allocations(1, busy<TypeParam>, [](auto& w, plan p) { return w.set_capacity(7, p); });
-}
+BCAST_ALLOC_TEST(set_capacity_growing_a_new_channel, 1, fresh, w.set_capacity(5, p))          // R-EXC-1, R-CAP-2
+BCAST_ALLOC_TEST(set_capacity_growing_a_rotated_lagging_queue, 1, busy, w.set_capacity(7, p)) // R-EXC-1, R-CAP-2, R-OVF-2
 // The ring, then receiver 0's copy of 3 for its async receive, after the
 // growth let the async send in; that copy's failure goes to the receive.
-TYPED_TEST(alloc_failure, set_capacity_growth_that_completes_waiters) { // R-EXC-1, R-CAP-4, R-MSG-3
-    this->expect_allocations(2, full_with_waiters<TypeParam>, [](auto& w, plan p) { return w.set_capacity(4, p); });
-}
-TYPED_TEST(alloc_failure, set_capacity_growth_with_a_blocked_broadcast) { // R-EXC-1, R-CAP-4
-    this->expect_allocations(1, full_with_blocked_thread<TypeParam>, [](auto& w, plan p) { return w.set_capacity(3, p); });
-}
-TYPED_TEST(alloc_failure, set_capacity_shrinking) { // R-EXC-1, R-CAP-3
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.set_capacity(1, p); });
-}
-TYPED_TEST(alloc_failure, set_capacity_growing_back_within_its_slots) { // R-EXC-1, R-IMPL-3
+BCAST_ALLOC_TEST(set_capacity_growth_that_completes_waiters, 2, full_with_waiters, w.set_capacity(4, p))          // R-EXC-1, R-CAP-4, R-MSG-3
+BCAST_ALLOC_TEST(set_capacity_growth_with_a_blocked_broadcast, 1, full_with_blocked_thread, w.set_capacity(3, p)) // R-EXC-1, R-CAP-4
+BCAST_ALLOC_TEST(set_capacity_shrinking, 0, busy, w.set_capacity(1, p))                                           // R-EXC-1, R-CAP-3
+TYPED_TEST(alloc_failure, set_capacity_growing_back_within_its_slots) {                                           // R-EXC-1, R-IMPL-3
     this->expect_allocations(
         0, [](auto& w) { busy(w); w.set_capacity(1); }, [](auto& w, plan p) { return w.set_capacity(3, p); });
 }
 // std::invalid_argument, or std::bad_alloc while making its message; either way nothing changes.
-TYPED_TEST(alloc_failure, set_capacity_zero) { // R-EXC-1, R-CAP-2
-    this->expect_allocations(-1, busy<TypeParam>, [](auto& w, plan p) { return w.set_capacity(0, p); });
-}
+BCAST_ALLOC_TEST(set_capacity_zero, -1, busy, w.set_capacity(0, p)) // R-EXC-1, R-CAP-2
 
 // A capacity no memory holds: std::bad_alloc (or its std::bad_array_new_length)
 // without the hook, and again nothing changed.
@@ -1001,135 +987,67 @@ TYPED_TEST(alloc_failure, capacity_beyond_memory) { // R-EXC-1
 // ---- settings and close that complete waiters ------------------------------------
 
 // Overflow lets the async send evict 1 and send 3; receiver 0's copy of 3 allocates.
-TYPED_TEST(alloc_failure, set_overflow_that_completes_waiters) { // R-EXC-1, R-OVF-4, R-MSG-3
-    this->expect_allocations(1, full_with_waiters<TypeParam>, [](auto& w, plan p) { return w.set_overflow(true, p); });
-}
-TYPED_TEST(alloc_failure, close_with_waiters) { // R-EXC-1, R-CLOSE-6
-    this->expect_allocations(0, full_with_waiters<TypeParam>, [](auto& w, plan p) { return w.close(p); });
-}
+BCAST_ALLOC_TEST(set_overflow_that_completes_waiters, 1, full_with_waiters, w.set_overflow(true, p)) // R-EXC-1, R-OVF-4, R-MSG-3
+BCAST_ALLOC_TEST(close_with_waiters, 0, full_with_waiters, w.close(p))                               // R-EXC-1, R-CLOSE-6
 
 // ---- receiving: a copy for every reader but the last ------------------------------
 
-TYPED_TEST(alloc_failure, try_recv_copy) { // R-EXC-1, R-MSG-3, R-RECV-3
-    this->expect_allocations(1, busy<TypeParam>, [](auto& w, plan p) { return w.recv(0, recv_kind::try_now, p); });
-}
-TYPED_TEST(alloc_failure, recv_copy) { // R-EXC-1, R-MSG-3
-    this->expect_allocations(1, busy<TypeParam>, [](auto& w, plan p) { return w.recv(0, recv_kind::blocking, p); });
-}
-TYPED_TEST(alloc_failure, recv_for_copy) { // R-EXC-1, R-MSG-3, R-RECV-5
-    this->expect_allocations(1, busy<TypeParam>, [](auto& w, plan p) { return w.recv(0, recv_kind::expired, p); });
-}
-TYPED_TEST(alloc_failure, async_recv_copy_at_once) { // R-EXC-1, R-MSG-3, R-ASYNC-1
-    this->expect_allocations(1, busy<TypeParam>, [](auto& w, plan p) { return w.recv(0, recv_kind::async_now, p); });
-}
-TYPED_TEST(alloc_failure, try_recv_of_a_lagging_receiver_reports_without_copying) { // R-EXC-1, R-OVF-2
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.recv(1, recv_kind::try_now, p); });
-}
-TYPED_TEST(alloc_failure, try_recv_by_the_last_reader_moves) { // R-EXC-1, R-RECV-3, R-IMPL-3
+BCAST_ALLOC_TEST(try_recv_copy, 1, busy, w.recv(0, recv_kind::try_now, p))                                          // R-EXC-1, R-MSG-3, R-RECV-3
+BCAST_ALLOC_TEST(recv_copy, 1, busy, w.recv(0, recv_kind::blocking, p))                                             // R-EXC-1, R-MSG-3
+BCAST_ALLOC_TEST(recv_for_copy, 1, busy, w.recv(0, recv_kind::expired, p))                                          // R-EXC-1, R-MSG-3, R-RECV-5
+BCAST_ALLOC_TEST(async_recv_copy_at_once, 1, busy, w.recv(0, recv_kind::async_now, p))                              // R-EXC-1, R-MSG-3, R-ASYNC-1
+BCAST_ALLOC_TEST(try_recv_of_a_lagging_receiver_reports_without_copying, 0, busy, w.recv(1, recv_kind::try_now, p)) // R-EXC-1, R-OVF-2
+TYPED_TEST(alloc_failure, try_recv_by_the_last_reader_moves) {                                                      // R-EXC-1, R-RECV-3, R-IMPL-3
     this->expect_allocations(
         0, [](auto& w) { fresh(w); w.send(0, 1); }, [](auto& w, plan p) { return w.recv(0, recv_kind::try_now, p); });
 }
 // Receiver 1 takes 1 (the last reader: a move), which lets the async send in;
 // receiver 0's copy of 3 allocates inside this try_recv's critical section.
-TYPED_TEST(alloc_failure, try_recv_that_completes_waiters) { // R-EXC-1, R-ASYNC-3, R-MSG-3
-    this->expect_allocations(1, full_with_waiters<TypeParam>, [](auto& w, plan p) { return w.recv(1, recv_kind::try_now, p); });
-}
-TYPED_TEST(alloc_failure, try_recv_that_frees_a_slot_for_a_blocked_broadcast) { // R-EXC-1, R-SEND-3
-    this->expect_allocations(0, full_with_blocked_thread<TypeParam>, [](auto& w, plan p) { return w.recv(1, recv_kind::try_now, p); });
-}
-TYPED_TEST(alloc_failure, try_recv_copy_with_a_blocked_broadcast) { // R-EXC-1, R-MSG-3
-    this->expect_allocations(1, full_with_blocked_thread<TypeParam>, [](auto& w, plan p) { return w.recv(0, recv_kind::try_now, p); });
-}
+BCAST_ALLOC_TEST(try_recv_that_completes_waiters, 1, full_with_waiters, w.recv(1, recv_kind::try_now, p))                           // R-EXC-1, R-ASYNC-3, R-MSG-3
+BCAST_ALLOC_TEST(try_recv_that_frees_a_slot_for_a_blocked_broadcast, 0, full_with_blocked_thread, w.recv(1, recv_kind::try_now, p)) // R-EXC-1, R-SEND-3
+BCAST_ALLOC_TEST(try_recv_copy_with_a_blocked_broadcast, 1, full_with_blocked_thread, w.recv(0, recv_kind::try_now, p))             // R-EXC-1, R-MSG-3
 
 // ---- handles: none allocates --------------------------------------------------------
 
-TYPED_TEST(alloc_failure, receiver_copy_of_a_lagging_receiver) { // R-EXC-1, R-LIFE-1
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.copy_receiver(1, p); });
-}
-TYPED_TEST(alloc_failure, receiver_copy_with_unread_messages) { // R-EXC-1, R-LIFE-1
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.copy_receiver(0, p); });
-}
-TYPED_TEST(alloc_failure, receiver_copy_assignment) { // R-EXC-1, R-HANDLE-2
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.assign_receiver(2, 1, p); });
-}
-TYPED_TEST(alloc_failure, sender_new_receiver) { // R-EXC-1, R-LIFE-2
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.new_receiver_of_sender(1, p); });
-}
-TYPED_TEST(alloc_failure, receiver_new_receiver) { // R-EXC-1, R-LIFE-2
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.new_receiver_of_receiver(1, p); });
-}
-TYPED_TEST(alloc_failure, receiver_new_sender) { // R-EXC-1
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.new_sender_of_receiver(0, p); });
-}
-TYPED_TEST(alloc_failure, sender_copy) { // R-EXC-1, R-HANDLE-2
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.copy_sender(1, p); });
-}
-TYPED_TEST(alloc_failure, inactive_receiver_copy) { // R-EXC-1, R-HANDLE-2
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.copy_inactive(0, p); });
-}
-TYPED_TEST(alloc_failure, activate) { // R-EXC-1, R-LIFE-5
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.activate(0, p); });
-}
-TYPED_TEST(alloc_failure, activate_cloned) { // R-EXC-1, R-LIFE-5
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.activate_cloned(0, p); });
-}
-TYPED_TEST(alloc_failure, activate_that_completes_an_async_send) { // R-EXC-1, R-LIFE-6
-    this->expect_allocations(0, send_waits_for_a_receiver<TypeParam>, [](auto& w, plan p) { return w.activate(0, p); });
-}
-TYPED_TEST(alloc_failure, deactivate_a_lagging_receiver) { // R-EXC-1, R-LIFE-4
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.deactivate(1, p); });
-}
+BCAST_ALLOC_TEST(receiver_copy_of_a_lagging_receiver, 0, busy, w.copy_receiver(1, p))                   // R-EXC-1, R-LIFE-1
+BCAST_ALLOC_TEST(receiver_copy_with_unread_messages, 0, busy, w.copy_receiver(0, p))                    // R-EXC-1, R-LIFE-1
+BCAST_ALLOC_TEST(receiver_copy_assignment, 0, busy, w.assign_receiver(2, 1, p))                         // R-EXC-1, R-HANDLE-2
+BCAST_ALLOC_TEST(sender_new_receiver, 0, busy, w.new_receiver_of_sender(1, p))                          // R-EXC-1, R-LIFE-2
+BCAST_ALLOC_TEST(receiver_new_receiver, 0, busy, w.new_receiver_of_receiver(1, p))                      // R-EXC-1, R-LIFE-2
+BCAST_ALLOC_TEST(receiver_new_sender, 0, busy, w.new_sender_of_receiver(0, p))                          // R-EXC-1
+BCAST_ALLOC_TEST(sender_copy, 0, busy, w.copy_sender(1, p))                                             // R-EXC-1, R-HANDLE-2
+BCAST_ALLOC_TEST(inactive_receiver_copy, 0, busy, w.copy_inactive(0, p))                                // R-EXC-1, R-HANDLE-2
+BCAST_ALLOC_TEST(activate, 0, busy, w.activate(0, p))                                                   // R-EXC-1, R-LIFE-5
+BCAST_ALLOC_TEST(activate_cloned, 0, busy, w.activate_cloned(0, p))                                     // R-EXC-1, R-LIFE-5
+BCAST_ALLOC_TEST(activate_that_completes_an_async_send, 0, send_waits_for_a_receiver, w.activate(0, p)) // R-EXC-1, R-LIFE-6
+BCAST_ALLOC_TEST(deactivate_a_lagging_receiver, 0, busy, w.deactivate(1, p))                            // R-EXC-1, R-LIFE-4
 // Receiver 1 gives up 1 and 2; the async send of 3 goes in, and receiver 0,
 // now its only reader, takes it by move.
-TYPED_TEST(alloc_failure, deactivate_that_completes_waiters) { // R-EXC-1, R-LIFE-3
-    this->expect_allocations(0, full_with_waiters<TypeParam>, [](auto& w, plan p) { return w.deactivate(1, p); });
-}
-TYPED_TEST(alloc_failure, receiver_destruction) { // R-EXC-1, R-LIFE-3
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.drop_receiver(2, p); });
-}
+BCAST_ALLOC_TEST(deactivate_that_completes_waiters, 0, full_with_waiters, w.deactivate(1, p)) // R-EXC-1, R-LIFE-3
+BCAST_ALLOC_TEST(receiver_destruction, 0, busy, w.drop_receiver(2, p))                        // R-EXC-1, R-LIFE-3
 
 // ---- sending: the copy into the argument is the caller's; the channel moves ----
 
-TYPED_TEST(alloc_failure, try_broadcast_of_a_copy) { // R-EXC-1: the argument's copy fails before the channel is touched
-    this->expect_allocations(1, busy<TypeParam>, [](auto& w, plan p) { return w.send(0, 7, send_kind::try_copy, p); });
-}
-TYPED_TEST(alloc_failure, try_broadcast_moved_in) { // R-EXC-1, R-IMPL-3
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.send(0, 7, send_kind::try_move, p); });
-}
-TYPED_TEST(alloc_failure, broadcast_that_need_not_wait) { // R-EXC-1, R-IMPL-3
-    this->expect_allocations(0, fresh<TypeParam>, [](auto& w, plan p) { return w.send(0, 7, send_kind::blocking, p); });
-}
-TYPED_TEST(alloc_failure, broadcast_for_zero) { // R-EXC-1, R-SEND-4
-    this->expect_allocations(0, busy<TypeParam>, [](auto& w, plan p) { return w.send(0, 7, send_kind::expired, p); });
-}
-TYPED_TEST(alloc_failure, async_broadcast_at_once) { // R-EXC-1, R-ASYNC-2
-    this->expect_allocations(0, fresh<TypeParam>, [](auto& w, plan p) { return w.send(0, 7, send_kind::async_now, p); });
-}
+BCAST_ALLOC_TEST(try_broadcast_of_a_copy, 1, busy, w.send(0, 7, send_kind::try_copy, p))       // R-EXC-1: the argument's copy fails before the channel is touched
+BCAST_ALLOC_TEST(try_broadcast_moved_in, 0, busy, w.send(0, 7, send_kind::try_move, p))        // R-EXC-1, R-IMPL-3
+BCAST_ALLOC_TEST(broadcast_that_need_not_wait, 0, fresh, w.send(0, 7, send_kind::blocking, p)) // R-EXC-1, R-IMPL-3
+BCAST_ALLOC_TEST(broadcast_for_zero, 0, busy, w.send(0, 7, send_kind::expired, p))             // R-EXC-1, R-SEND-4
+BCAST_ALLOC_TEST(async_broadcast_at_once, 0, fresh, w.send(0, 7, send_kind::async_now, p))     // R-EXC-1, R-ASYNC-2
 // The first waiting receive gets a copy (allocated in this call's critical
 // section), the second, the last reader, the message itself.
-TYPED_TEST(alloc_failure, try_broadcast_into_two_waiting_receives) { // R-EXC-1, R-MSG-3, R-ASYNC-3
-    this->expect_allocations(1, two_receives_wait<TypeParam>, [](auto& w, plan p) { return w.send(0, 7, send_kind::try_move, p); });
-}
-TYPED_TEST(alloc_failure, try_broadcast_of_a_copy_into_two_waiting_receives) { // R-EXC-1, R-MSG-3
-    this->expect_allocations(2, two_receives_wait<TypeParam>, [](auto& w, plan p) { return w.send(0, 7, send_kind::try_copy, p); });
-}
+BCAST_ALLOC_TEST(try_broadcast_into_two_waiting_receives, 1, two_receives_wait, w.send(0, 7, send_kind::try_move, p))           // R-EXC-1, R-MSG-3, R-ASYNC-3
+BCAST_ALLOC_TEST(try_broadcast_of_a_copy_into_two_waiting_receives, 2, two_receives_wait, w.send(0, 7, send_kind::try_copy, p)) // R-EXC-1, R-MSG-3
 
 // ---- waiting: queueing a waiter allocates nothing (R-ASYNC-2) -------------------
 
-TYPED_TEST(alloc_failure, async_recv_that_waits) { // R-EXC-1, R-ASYNC-2
-    this->expect_allocations(0, fresh<TypeParam>, [](auto& w, plan p) { return w.start_recv_waiter(0, p); });
-}
-TYPED_TEST(alloc_failure, async_broadcast_that_waits) { // R-EXC-1, R-ASYNC-2
+BCAST_ALLOC_TEST(async_recv_that_waits, 0, fresh, w.start_recv_waiter(0, p)) // R-EXC-1, R-ASYNC-2
+TYPED_TEST(alloc_failure, async_broadcast_that_waits) {                      // R-EXC-1, R-ASYNC-2
     this->expect_allocations(
         0, [](auto& w) { fresh(w); w.send(0, 1); w.send(0, 2); },
         [](auto& w, plan p) { return w.start_send_waiter(0, 3, p); });
 }
-TYPED_TEST(alloc_failure, cancelling_an_async_recv) { // R-EXC-1, R-ASYNC-4
-    this->expect_allocations(0, full_with_waiters<TypeParam>, [](auto& w, plan p) { return w.cancel_recv_waiter(0, p); });
-}
-TYPED_TEST(alloc_failure, cancelling_an_async_broadcast) { // R-EXC-1, R-ASYNC-4
-    this->expect_allocations(0, full_with_waiters<TypeParam>, [](auto& w, plan p) { return w.cancel_send_waiter(p); });
-}
+BCAST_ALLOC_TEST(cancelling_an_async_recv, 0, full_with_waiters, w.cancel_recv_waiter(0, p))   // R-EXC-1, R-ASYNC-4
+BCAST_ALLOC_TEST(cancelling_an_async_broadcast, 0, full_with_waiters, w.cancel_send_waiter(p)) // R-EXC-1, R-ASYNC-4
 
 // A thread blocked in recv() (or recv_for) arms the hook itself: waiting
 // allocates nothing, and when a message comes its copy is the only
@@ -1207,6 +1125,8 @@ TYPED_TEST(alloc_failure, blocked_broadcast_allocates_nothing) { // R-EXC-1, R-S
         EXPECT_EQ(instrumented_message::errors.load(), 0);
     }
 }
+
+#undef BCAST_ALLOC_TEST
 
 } // namespace
 } // namespace bcast::alloc_tests

@@ -65,6 +65,13 @@ task<send_result<T>> send_via(S& scheduler, const sender<T, Primitives>& tx, T m
     co_return co_await tx.async_broadcast(scheduler, std::move(message), std::move(stop));
 }
 
+// A token whose stop was requested before the operation that gets it began.
+std::stop_token already_stopped() {
+    std::stop_source stop;
+    stop.request_stop();
+    return stop.get_token(); // the token keeps the stop state, and its request, alive
+}
+
 // ---- the typed suite: both implementation models ------------------------------
 
 template <class Primitives>
@@ -453,9 +460,7 @@ TYPED_TEST(async_operations, cancelling_a_pending_async_broadcast_hands_message_
 TYPED_TEST(async_operations, stop_requested_before_async_recv_still_returns_an_available_message) { // R-ASYNC-4
     auto [tx, rx] = this->make(1);
     ASSERT_TRUE(tx.try_broadcast(3).has_value());
-    std::stop_source stop;
-    stop.request_stop();
-    task<recv_result<int>> receiving = receive(rx, stop.get_token());
+    task<recv_result<int>> receiving = receive(rx, already_stopped());
     ASSERT_TRUE(receiving.done());
     ASSERT_TRUE(receiving.result().has_value()) << "no wait was needed, so nothing to cancel";
     EXPECT_EQ(*receiving.result(), 3);
@@ -463,9 +468,7 @@ TYPED_TEST(async_operations, stop_requested_before_async_recv_still_returns_an_a
 
 TYPED_TEST(async_operations, stop_requested_before_async_broadcast_with_room_still_sends) { // R-ASYNC-4
     auto [tx, rx] = this->make(1);
-    std::stop_source stop;
-    stop.request_stop();
-    task<send_result<int>> sending = send(tx, 3, stop.get_token());
+    task<send_result<int>> sending = send(tx, 3, already_stopped());
     ASSERT_TRUE(sending.done());
     EXPECT_TRUE(sending.result().has_value());
     EXPECT_EQ(*rx.try_recv(), 3);
@@ -473,9 +476,7 @@ TYPED_TEST(async_operations, stop_requested_before_async_broadcast_with_room_sti
 
 TYPED_TEST(async_operations, stop_requested_before_async_recv_with_nothing_available_cancels_without_suspending) { // R-ASYNC-4
     auto [tx, rx] = this->make(1);
-    std::stop_source stop;
-    stop.request_stop();
-    auto operation = rx.async_recv(stop.get_token());
+    auto operation = rx.async_recv(already_stopped());
     ASSERT_FALSE(operation.await_suspend(std::noop_coroutine())) << "it would wait, and stop is requested";
     EXPECT_EQ(operation.await_resume().error(), recv_failure(recv_errc::cancelled));
     ASSERT_TRUE(tx.try_broadcast(1).has_value()); // not queued: the message goes to the next receive
@@ -485,9 +486,7 @@ TYPED_TEST(async_operations, stop_requested_before_async_recv_with_nothing_avail
 TYPED_TEST(async_operations, stop_requested_before_async_broadcast_on_full_channel_cancels_without_suspending) { // R-ASYNC-4
     auto [tx, rx] = this->make(1);
     this->fill(tx, 1);
-    std::stop_source stop;
-    stop.request_stop();
-    auto operation = tx.async_broadcast(2, stop.get_token());
+    auto operation = tx.async_broadcast(2, already_stopped());
     ASSERT_FALSE(operation.await_suspend(std::noop_coroutine()));
     EXPECT_EQ(operation.await_resume().error(), (send_error<int>{send_errc::cancelled, 2}));
     EXPECT_EQ(*rx.try_recv(), 1);

@@ -15,6 +15,7 @@
 #include <bcast/bcast.hpp>
 #include <bcast_support/manual_clock.hpp>
 
+#include "two_senders_checks.hpp"
 #include "user_clock_checks.hpp"
 
 namespace bcast::impl_tests {
@@ -31,13 +32,17 @@ void wait_until_receivers_block(const Handle& handle, std::size_t count = 1) {
     while (detail::handle_access::state_of(handle).waiting_receivers() < count) std::this_thread::yield();
 }
 
-// A full channel of capacity 1 holding 1, and a thread blocked sending 2.
-struct blocked_sender {
+// A channel of capacity 1, and the answer of a call another thread is blocked in.
+template <class Result>
+struct blocked_call {
     std::pair<sender<int>, receiver<int>> ends = channel<int>(1);
     sender<int>& tx = ends.first;
     receiver<int>& rx = ends.second;
-    std::future<send_result<int>> outcome;
+    std::future<Result> outcome;
+};
 
+// A full channel of capacity 1 holding 1, and a thread blocked sending 2.
+struct blocked_sender : blocked_call<send_result<int>> {
     blocked_sender() {
         EXPECT_TRUE(tx.try_broadcast(1));
         outcome = std::async(std::launch::async, [this] { return tx.broadcast(2); });
@@ -124,12 +129,7 @@ TEST(blocking, await_active_off_wakes_a_waiting_sender_with_inactive) { // R-ACT
 }
 
 // An empty channel and a thread blocked receiving.
-struct blocked_receiver {
-    std::pair<sender<int>, receiver<int>> ends = channel<int>(1);
-    sender<int>& tx = ends.first;
-    receiver<int>& rx = ends.second;
-    std::future<recv_result<int>> outcome;
-
+struct blocked_receiver : blocked_call<recv_result<int>> {
     blocked_receiver() {
         outcome = std::async(std::launch::async, [this] { return rx.recv(); });
         wait_until_receivers_block(tx);
@@ -161,12 +161,7 @@ TEST(blocking, two_blocked_senders_both_complete_in_order_as_slots_free) { // R-
     wait_until_senders_block(tx, 1);
     auto second = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(2); });
     wait_until_senders_block(tx, 2);
-    std::vector<int> got;
-    for (int count = 0; count < 3; ++count) got.push_back(*rx.recv());
-    EXPECT_TRUE(first.get().has_value());
-    EXPECT_TRUE(second.get().has_value());
-    EXPECT_EQ(got[0], 0);
-    EXPECT_EQ(got[1] + got[2], 3); // both arrived; their order is the race's
+    two_senders_checks::expect_both_sends_complete_as_slots_free(rx, first, second);
 }
 
 TEST(blocking, broadcast_for_times_out_on_a_full_channel_with_the_message) { // R-SEND-4

@@ -23,6 +23,7 @@
 
 #include <bcast/fast.hpp>
 
+#include "two_senders_checks.hpp"
 #include "user_clock_checks.hpp"
 
 namespace bcast::fast_tests {
@@ -38,6 +39,14 @@ void wait_until_senders_sleep(const Handle& handle, std::size_t count = 1) {
 template <class Handle>
 void wait_until_receivers_sleep(const Handle& handle, std::size_t count = 1) {
     while (handle_access::state_of(handle).sleeping_receivers() < count) std::this_thread::yield();
+}
+
+// The answer of a thread broadcasting `message` on `tx`, once it is asleep in its wait.
+template <class Sender>
+auto broadcast_asleep(const Sender& tx, int message) {
+    auto sent = std::async(std::launch::async, [&tx, message] { return tx.broadcast(message); });
+    wait_until_senders_sleep(tx);
+    return sent;
 }
 
 template <class Primitives>
@@ -66,8 +75,7 @@ TYPED_TEST_SUITE(fast_blocking, primitive_sets, primitive_name);
 TYPED_TEST(fast_blocking, sender_asleep_on_full_wakes_when_the_receiver_frees_a_slot) { // R-SEND-3, R-WAKE-1
     auto [tx, rx] = this->make(1);
     ASSERT_TRUE(tx.try_broadcast(1));
-    auto sent = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(2); });
-    wait_until_senders_sleep(tx);
+    auto sent = broadcast_asleep(tx, 2);
     EXPECT_EQ(*rx.try_recv(), 1); // lock-free: the receiver carries the minimum across sender_need_
     EXPECT_TRUE(sent.get().has_value());
     EXPECT_EQ(*rx.try_recv(), 2);
@@ -77,8 +85,7 @@ TYPED_TEST(fast_blocking, sender_gated_on_the_slowest_receiver_wakes_only_when_t
     auto [tx, slow] = this->make(1);
     auto fast_one = slow; // same position
     ASSERT_TRUE(tx.try_broadcast(1));
-    auto sent = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(2); });
-    wait_until_senders_sleep(tx);
+    auto sent = broadcast_asleep(tx, 2);
     EXPECT_EQ(*fast_one.try_recv(), 1);                            // not the slowest: no room yet
     EXPECT_EQ(fast_one.try_recv().error().code, recv_errc::empty); // message 2 not sent
     EXPECT_EQ(tx.len(), 1u);
@@ -93,8 +100,7 @@ TYPED_TEST(fast_blocking, a_lagging_receivers_jump_frees_the_slot_a_sender_waits
     ASSERT_TRUE(tx.try_broadcast(1));
     ASSERT_TRUE(tx.try_broadcast(2));
     tx.set_capacity(1); // drops 1: rx lags by one
-    auto sent = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(3); });
-    wait_until_senders_sleep(tx);
+    auto sent = broadcast_asleep(tx, 3);
     EXPECT_EQ(rx.try_recv().error(), (recv_error{recv_errc::overflowed, 1}));
     EXPECT_EQ(*rx.try_recv(), 2); // frees the slot
     EXPECT_TRUE(sent.get().has_value());
@@ -104,8 +110,7 @@ TYPED_TEST(fast_blocking, a_lagging_receivers_jump_frees_the_slot_a_sender_waits
 TYPED_TEST(fast_blocking, capacity_growth_past_the_slots_wakes_a_sleeping_sender) { // R-CAP-4
     auto [tx, rx] = this->make(1);
     ASSERT_TRUE(tx.try_broadcast(1));
-    auto sent = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(2); });
-    wait_until_senders_sleep(tx);
+    auto sent = broadcast_asleep(tx, 2);
     tx.set_capacity(3); // a new ring of 4 slots; message 1 is copied over
     EXPECT_TRUE(sent.get().has_value());
     EXPECT_EQ(tx.len(), 2u);
@@ -116,8 +121,7 @@ TYPED_TEST(fast_blocking, capacity_growth_past_the_slots_wakes_a_sleeping_sender
 TYPED_TEST(fast_blocking, overflow_on_wakes_a_sleeping_sender_which_evicts) { // R-OVF-4, R-OVF-1
     auto [tx, rx] = this->make(1);
     ASSERT_TRUE(tx.try_broadcast(1));
-    auto sent = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(2); });
-    wait_until_senders_sleep(tx);
+    auto sent = broadcast_asleep(tx, 2);
     tx.set_overflow(true);
     const auto result = sent.get();
     ASSERT_TRUE(result.has_value());
@@ -129,8 +133,7 @@ TYPED_TEST(fast_blocking, overflow_on_wakes_a_sleeping_sender_which_evicts) { //
 TYPED_TEST(fast_blocking, close_wakes_a_sleeping_sender_with_its_message) { // R-CLOSE-6, R-SEND-5
     auto [tx, rx] = this->make(1);
     ASSERT_TRUE(tx.try_broadcast(1));
-    auto sent = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(2); });
-    wait_until_senders_sleep(tx);
+    auto sent = broadcast_asleep(tx, 2);
     EXPECT_TRUE(rx.close());
     EXPECT_EQ(sent.get().error(), (send_error<int>{send_errc::closed, 2}));
     EXPECT_EQ(*rx.try_recv(), 1); // drains, then closed (R-CLOSE-5)
@@ -142,8 +145,7 @@ TYPED_TEST(fast_blocking, the_slowest_receiver_leaving_wakes_a_sleeping_sender) 
     auto keeper = rx.new_receiver();
     ASSERT_TRUE(tx.try_broadcast(1));
     EXPECT_EQ(*keeper.try_recv(), 1);
-    auto sent = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(2); });
-    wait_until_senders_sleep(tx);
+    auto sent = broadcast_asleep(tx, 2);
     auto parked = std::move(rx).deactivate(); // gives up message 1
     EXPECT_TRUE(sent.get().has_value());
     EXPECT_EQ(*keeper.try_recv(), 2);
@@ -156,12 +158,7 @@ TYPED_TEST(fast_blocking, two_sleeping_senders_both_complete_as_slots_free) { //
     auto first = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(1); });
     auto second = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(2); });
     wait_until_senders_sleep(tx, 2);
-    std::vector<int> got;
-    for (int k = 0; k < 3; ++k) got.push_back(*rx.recv());
-    EXPECT_TRUE(first.get().has_value());
-    EXPECT_TRUE(second.get().has_value());
-    EXPECT_EQ(got[0], 0);
-    EXPECT_EQ(got[1] + got[2], 3); // 1 and 2, in the order the senders got the lock
+    two_senders_checks::expect_both_sends_complete_as_slots_free(rx, first, second);
 }
 
 // ---- senders waiting for an active receiver --------------------------------------
@@ -169,8 +166,7 @@ TYPED_TEST(fast_blocking, two_sleeping_senders_both_complete_as_slots_free) { //
 TYPED_TEST(fast_blocking, an_active_receiver_appearing_wakes_a_sender_waiting_for_one) { // R-LIFE-6, R-ACT-2
     auto [tx, rx] = this->make(1);
     auto parked = std::move(rx).deactivate();
-    auto sent = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(7); });
-    wait_until_senders_sleep(tx);
+    auto sent = broadcast_asleep(tx, 7);
     auto active = parked.activate_cloned();
     EXPECT_TRUE(sent.get().has_value());
     EXPECT_EQ(*active.try_recv(), 7);
@@ -179,8 +175,7 @@ TYPED_TEST(fast_blocking, an_active_receiver_appearing_wakes_a_sender_waiting_fo
 TYPED_TEST(fast_blocking, await_active_off_wakes_a_waiting_sender_with_inactive) { // R-ACT-3
     auto [tx, rx] = this->make(1);
     auto parked = std::move(rx).deactivate();
-    auto sent = std::async(std::launch::async, [&tx = tx] { return tx.broadcast(7); });
-    wait_until_senders_sleep(tx);
+    auto sent = broadcast_asleep(tx, 7);
     parked.set_await_active(false);
     EXPECT_EQ(sent.get().error(), (send_error<int>{send_errc::inactive, 7}));
 }
