@@ -388,39 +388,21 @@ inline std::vector<scenario> smaller_variants(const scenario& s) {
         if (v == s || v.threads.empty()) return;
         if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     };
-    for (std::size_t t = 0; t < s.threads.size() && s.threads.size() > 1; ++t) {
-        scenario v = s;
-        v.threads.erase(v.threads.begin() + std::ptrdiff_t(t));
-        add(v);
-    }
-    for (std::size_t t = 0; t < s.threads.size(); ++t)
-        for (std::size_t i = 0; i < s.threads[t].steps.size(); ++i) {
+    // One variant per element of the list `part` picks (the same list in `s`
+    // and in its copy), with that element left out.
+    auto without_each = [&](auto part) {
+        for (std::size_t i = 0; i < part(s).size(); ++i) {
             scenario v = s;
-            v.threads[t].steps.erase(v.threads[t].steps.begin() + std::ptrdiff_t(i));
+            part(v).erase(part(v).begin() + std::ptrdiff_t(i));
             add(v);
         }
-    for (std::size_t i = 0; i < s.teardown.size(); ++i) {
-        scenario v = s;
-        v.teardown.erase(v.teardown.begin() + std::ptrdiff_t(i));
-        add(v);
-    }
-    for (std::size_t i = 0; i < s.setup.size(); ++i) {
-        scenario v = s;
-        v.setup.erase(v.setup.begin() + std::ptrdiff_t(i));
-        add(v);
-    }
-    for (std::size_t t = 0; t < s.threads.size(); ++t)
-        for (std::size_t i = 0; i < s.threads[t].borrows.size(); ++i) {
-            scenario v = s;
-            v.threads[t].borrows.erase(v.threads[t].borrows.begin() + std::ptrdiff_t(i));
-            add(v);
-        }
-    for (std::size_t t = 0; t < s.threads.size(); ++t)
-        for (std::size_t i = 0; i < s.threads[t].owns.size(); ++i) {
-            scenario v = s;
-            v.threads[t].owns.erase(v.threads[t].owns.begin() + std::ptrdiff_t(i));
-            add(v);
-        }
+    };
+    if (s.threads.size() > 1) without_each([](auto& v) -> auto& { return v.threads; });
+    for (std::size_t t = 0; t < s.threads.size(); ++t) without_each([t](auto& v) -> auto& { return v.threads[t].steps; });
+    without_each([](auto& v) -> auto& { return v.teardown; });
+    without_each([](auto& v) -> auto& { return v.setup; });
+    for (std::size_t t = 0; t < s.threads.size(); ++t) without_each([t](auto& v) -> auto& { return v.threads[t].borrows; });
+    for (std::size_t t = 0; t < s.threads.size(); ++t) without_each([t](auto& v) -> auto& { return v.threads[t].owns; });
     if (s.capacity > 1) {
         scenario v = s;
         --v.capacity;

@@ -355,17 +355,8 @@ inline std::optional<scenario> parse_scenario(std::string_view text, std::string
         std::istringstream in(body);
         std::string token;
         while (in >> token) {
-            std::vector<std::string> f;
-            std::size_t start = 0;
-            for (;;) {
-                const std::size_t colon = token.find(':', start);
-                f.push_back(token.substr(start, colon - start));
-                if (colon == std::string::npos) break;
-                start = colon + 1;
-            }
-            std::optional<op> what;
-            for (std::size_t i = 0; i < prop::op_count; ++i)
-                if (prop::op_names[i] == f[0]) what = static_cast<op>(i);
+            const std::vector<std::string> f = prop::colon_fields(token);
+            const std::optional<op> what = prop::op_named(f[0]);
             if (!what || !supported(*what)) return fail(where + ": unknown or unsupported command '" + f[0] + "'"), false;
             if (f.size() < 2 || f.size() > 3) return fail(where + ": '" + token + "' is not name:handle[:arg]"), false;
             step st{*what, 0, 0, -1};

@@ -156,6 +156,26 @@ inline std::string to_string(const program& p) {
     return out.str();
 }
 
+// The command named `name` in the text form; nullopt for no command.
+inline std::optional<op> op_named(std::string_view name) {
+    for (std::size_t i = 0; i < op_count; ++i)
+        if (op_names[i] == name) return static_cast<op>(i);
+    return std::nullopt;
+}
+
+// The ':'-separated fields of a token ("set_capacity:1:1": "set_capacity", "1", "1"; empty ones
+// kept); the generated scenarios' text form (model_tests/generator/scenario.hpp) reads them so too.
+inline std::vector<std::string> colon_fields(const std::string& token) {
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t colon = token.find(':', start);
+        fields.push_back(token.substr(start, colon - start));
+        if (colon == std::string::npos) return fields;
+        start = colon + 1;
+    }
+}
+
 // Reads the text form back; nullopt (and `error`) if it does not parse.
 inline std::optional<program> parse_program(std::string_view text, std::string* error = nullptr) {
     program result;
@@ -167,14 +187,7 @@ inline std::optional<program> parse_program(std::string_view text, std::string* 
         return std::nullopt;
     };
     while (in >> token) {
-        std::vector<std::string> parts;
-        std::size_t start = 0;
-        for (;;) {
-            const std::size_t colon = token.find(':', start);
-            parts.push_back(token.substr(start, colon - start));
-            if (colon == std::string::npos) break;
-            start = colon + 1;
-        }
+        const std::vector<std::string> parts = colon_fields(token);
         if (parts.size() > 3) return fail("too many ':' in '" + token + "'");
         unsigned numbers[2] = {0, 0};
         for (std::size_t i = 1; i < parts.size(); ++i) {
@@ -192,16 +205,9 @@ inline std::optional<program> parse_program(std::string_view text, std::string* 
             continue;
         }
         first = false;
-        bool found = false;
-        for (std::size_t i = 0; i < op_count; ++i) {
-            if (op_names[i] == parts[0]) {
-                result.commands.push_back(
-                    command{static_cast<op>(i), static_cast<std::uint8_t>(numbers[0]), static_cast<std::uint8_t>(numbers[1])});
-                found = true;
-                break;
-            }
-        }
-        if (!found) return fail("unknown command '" + parts[0] + "'");
+        const std::optional<op> what = op_named(parts[0]);
+        if (!what) return fail("unknown command '" + parts[0] + "'");
+        result.commands.push_back(command{*what, static_cast<std::uint8_t>(numbers[0]), static_cast<std::uint8_t>(numbers[1])});
     }
     return result;
 }

@@ -386,8 +386,21 @@ private:
             expected = to_outcome(m.broadcast_expired(id, value));
             actual = to_outcome(impl_->broadcast_expired(id, traits::make(value)));
         }
-        trace_.back() += " -> " + show(expected);
-        expect_equal("send result", expected, actual);
+        expect_answer("send result", expected, actual);
+        after_send(value, actual, len_before);
+    }
+
+    // The end of every send and receive (and range): the trace shows the
+    // model's answer (and `note`), and the implementation must give the same.
+    template <class Outcome>
+    void expect_answer(const char* what, const Outcome& expected, const Outcome& actual, const std::string& note = {}) {
+        trace_.back() += " -> " + show(expected) + note;
+        expect_equal(what, expected, actual);
+    }
+
+    // After every send (send, async_send) of message `value`: its answer is
+    // counted and checked against the ghost state.
+    void after_send(int value, const send_outcome& actual, std::size_t len_before) {
         if (actual.ok) ++stats_.sent;
         if (actual.evicted) ++stats_.evicted;
         if (options_.ghost) check(ghost_.sent(value, actual, len_before));
@@ -430,8 +443,12 @@ private:
             expected = to_outcome(m.recv_expired(id));
             actual = to_outcome(impl_->recv_expired(id));
         }
-        trace_.back() += " -> " + show(expected);
-        expect_equal("receive result", expected, actual);
+        expect_answer("receive result", expected, actual);
+        after_receive(id, actual, len_before);
+    }
+
+    // After every receive (recv, async_recv) on receiver `id`: as after_send.
+    void after_receive(handle_id id, const recv_outcome& actual, std::size_t len_before) {
         if (actual.ok) ++stats_.received;
         if (!actual.ok && actual.code == recv_errc::overflowed) ++stats_.overflowed;
         if (!actual.ok && actual.code == recv_errc::closed) ++stats_.closed_recvs;
@@ -463,8 +480,7 @@ private:
         } else {
             actual = receive_one_by_one(id, limit, blocking);
         }
-        trace_.back() += " -> " + show(expected);
-        expect_equal(blocking ? "messages() items" : "try_messages() items", expected, actual);
+        expect_answer(blocking ? "messages() items" : "try_messages() items", expected, actual);
         for (const recv_outcome& item : actual) {
             ++stats_.range_items;
             if (item.ok) ++stats_.received;
@@ -525,24 +541,13 @@ private:
             const recv_outcome expected =
                 would_block ? recv_outcome{false, 0, recv_errc::cancelled, 0} : to_outcome(m.try_recv(id));
             const bool stop_first = with_token && (b & 1) != 0;
-            std::stop_source stop = stop_source_for(with_token || would_block);
-            if (stop_first) stop.request_stop();
-            bcast_support::manual_scheduler scheduler;
-            auto task = await_recv(impl_->receiver_at(id), stop.get_token(), (b & 2) != 0 ? &scheduler : nullptr);
-            const std::string problem = drive(task, stop, scheduler, (b & 2) != 0, would_block, stop_first);
-            if (!problem.empty()) {
-                fail("async_recv on id " + std::to_string(id) + ": " + problem +
-                     (task.done() ? ", and it answered " + show(to_outcome(task.result())) : std::string()));
-            }
-            const recv_outcome actual = to_outcome(task.result());
-            trace_.back() += " -> " + show(expected) + async_note(would_block, stop_first);
-            expect_equal("async receive result", expected, actual);
+            const recv_outcome actual = run_async("async_recv", id, with_token, stop_first, (b & 2) != 0, would_block,
+                [&](std::stop_token stop, bcast_support::manual_scheduler* via) {
+                    return await_recv(impl_->receiver_at(id), std::move(stop), via);
+                });
+            expect_answer("async receive result", expected, actual, async_note(would_block, stop_first));
             count_async(would_block);
-            if (actual.ok) ++stats_.received;
-            if (!actual.ok && actual.code == recv_errc::overflowed) ++stats_.overflowed;
-            if (!actual.ok && actual.code == recv_errc::closed) ++stats_.closed_recvs;
-            last_recv_ = actual;
-            if (options_.ghost) check(ghost_.received(id, actual, len_before));
+            after_receive(id, actual, len_before);
         }
     }
 
@@ -558,24 +563,32 @@ private:
             const send_outcome expected = would_block ? send_outcome{false, std::nullopt, send_errc::cancelled, value}
                                                       : to_outcome(m.try_broadcast(id, value));
             const bool stop_first = with_token && (b & 1) != 0;
-            std::stop_source stop = stop_source_for(with_token || would_block);
-            if (stop_first) stop.request_stop();
-            bcast_support::manual_scheduler scheduler;
-            auto task = await_broadcast(impl_->sender_at(id), traits::make(value), stop.get_token(),
-                                        (b & 2) != 0 ? &scheduler : nullptr);
-            const std::string problem = drive(task, stop, scheduler, (b & 2) != 0, would_block, stop_first);
-            if (!problem.empty()) {
-                fail("async_broadcast on id " + std::to_string(id) + ": " + problem +
-                     (task.done() ? ", and it answered " + show(to_outcome(task.result())) : std::string()));
-            }
-            const send_outcome actual = to_outcome(task.result());
-            trace_.back() += " -> " + show(expected) + async_note(would_block, stop_first);
-            expect_equal("async send result", expected, actual);
+            const send_outcome actual = run_async("async_broadcast", id, with_token, stop_first, (b & 2) != 0, would_block,
+                [&](std::stop_token stop, bcast_support::manual_scheduler* via) {
+                    return await_broadcast(impl_->sender_at(id), traits::make(value), std::move(stop), via);
+                });
+            expect_answer("async send result", expected, actual, async_note(would_block, stop_first));
             count_async(would_block);
-            if (actual.ok) ++stats_.sent;
-            if (actual.evicted) ++stats_.evicted;
-            if (options_.ghost) check(ghost_.sent(value, actual, len_before));
+            after_send(value, actual, len_before);
         }
+    }
+
+    // Starts the async call `start(stop token, scheduler or nullptr)` makes
+    // (stop requested first if `stop_first`), takes it to its end (drive) and
+    // returns its answer; fails where it did not behave as the model says.
+    template <class Start>
+    auto run_async(const char* what, handle_id id, bool with_token, bool stop_first, bool via_scheduler, bool would_block,
+                   Start start) {
+        std::stop_source stop = stop_source_for(with_token || would_block);
+        if (stop_first) stop.request_stop();
+        bcast_support::manual_scheduler scheduler;
+        auto task = start(stop.get_token(), via_scheduler ? &scheduler : nullptr);
+        const std::string problem = drive(task, stop, scheduler, via_scheduler, would_block, stop_first);
+        if (!problem.empty()) {
+            fail(std::string(what) + " on id " + std::to_string(id) + ": " + problem +
+                 (task.done() ? ", and it answered " + show(to_outcome(task.result())) : std::string()));
+        }
+        return to_outcome(task.result());
     }
 
     static std::string async_note(bool would_block, bool stop_first) {

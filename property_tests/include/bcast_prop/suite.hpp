@@ -167,30 +167,30 @@ void check_property(const profile& p, check_options options = {}) {
 
 // The two properties over instrumented_message (instance counting, a copy that
 // throws). Where the family's profile (spec/conformance_profile.hpp) rules
-// such message types out, the property's command mix still runs with `int`,
-// every result compared with the model, and then the test is skipped, naming
-// the profile entry: its named statement was not checked.
-template <class Family>
-void check_lifetimes() {
+// such message types out (its entry `ruled_out` names why), the property's
+// command mix still runs with `int`, every result compared with the model, and
+// then the test is skipped, naming the profile entry: its named statement
+// (`statement`) was not checked.
+template <class Family, std::string_view spec::conformance_profile::*ruled_out>
+void check_with_instrumented_messages(const profile& p, const char* statement) {
     constexpr const spec::conformance_profile& declared = spec::profile_of<typename Family::template channel<int>>();
-    if constexpr (!declared.without_counted_messages.empty()) {
-        check_property<Family, int>(lifetimes_profile());
-        GTEST_SKIP() << "the mix ran with int in lockstep with the model; instance counts not applicable: "
-                     << declared.describe(declared.without_counted_messages);
+    if constexpr (!(declared.*ruled_out).empty()) {
+        check_property<Family, int>(p);
+        GTEST_SKIP() << "the mix ran with int in lockstep with the model; " << statement
+                     << " not applicable: " << declared.describe(declared.*ruled_out);
     } else {
-        check_property<Family, instrumented_message>(lifetimes_profile());
+        check_property<Family, instrumented_message>(p);
     }
 }
 template <class Family>
+void check_lifetimes() {
+    check_with_instrumented_messages<Family, &spec::conformance_profile::without_counted_messages>(lifetimes_profile(),
+                                                                                                   "instance counts");
+}
+template <class Family>
 void check_exception_safety() {
-    constexpr const spec::conformance_profile& declared = spec::profile_of<typename Family::template channel<int>>();
-    if constexpr (!declared.without_throwing_copies.empty()) {
-        check_property<Family, int>(exception_profile());
-        GTEST_SKIP() << "the mix ran with int in lockstep with the model; throwing copies not applicable: "
-                     << declared.describe(declared.without_throwing_copies);
-    } else {
-        check_property<Family, instrumented_message>(exception_profile());
-    }
+    check_with_instrumented_messages<Family, &spec::conformance_profile::without_throwing_copies>(exception_profile(),
+                                                                                                  "throwing copies");
 }
 
 } // namespace bcast::prop::suite
