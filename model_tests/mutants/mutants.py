@@ -742,6 +742,14 @@ mutant("fast-grow-wakes-no-sender", "bcast::fast: growing the capacity wakes no 
 """),
        suite="fast_wake_senders")
 
+mutant("fast-wakes-a-lone-sender-only", "bcast::fast: a change under the lock wakes the sleeping senders only when "
+       "exactly one sleeps (R-WAKE-1): one waiter is woken, two are stranded, which only the wakeup table's "
+       "two-waiter cells show", [RELACY],
+       replace(FAST_STATE, "if (senders_sleeping_.get() != 0) wake_all(send_wake_);", """
+        if (senders_sleeping_.get() == 1) wake_all(send_wake_); // MUTANT: two sleepers, nobody woken
+"""),
+       suite="fast_wake_senders")
+
 mutant("timeout-truncated-to-ms", "a timeout is truncated to whole milliseconds, so a timed call gives up before its "
        "deadline (R-SEND-4, R-RECV-5); Relacy's deadlines are instants of model time, not durations (the scenarios "
        "call the _until forms), and the property tests have no clock, so only the recorded histories' deadlines "

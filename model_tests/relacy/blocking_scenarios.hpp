@@ -10,29 +10,11 @@
 // scenarios.def.
 #pragma once
 
-#include "fast_harness.hpp"
 #include "harness.hpp"
+#include "wait_harness.hpp"
 #include "wake_event.hpp"
 
 namespace bcast_rl {
-
-// ---- the channel a one-waiter scenario runs on --------------------------------
-// The one-waiter scenarios (blocked_send_vs_event, blocked_recv_vs_event) are
-// the rows of the wakeup table, and every family that blocks must pass them:
-// they are written once, over On, the harness and how it counts the threads
-// that wait (a wait ends only through the channel's wake sites, so the
-// +until twin asks for one there).
-struct on_reference {
-    template <class Derived, int Threads, rl::test_result_e Expected>
-    using harness = scenario<Derived, plain_primitives, Threads, Expected>;
-    static int waiting() { return threads_waiting; } // Relacy condition-variable waits (relacy_primitives.hpp)
-};
-template <class Primitives>
-struct on_fast {
-    template <class Derived, int Threads, rl::test_result_e Expected>
-    using harness = fast_scenario<Derived, Primitives, Threads, Expected>;
-    static int waiting() { return threads_sleeping; } // futex sleeps (fast_primitives.hpp)
-};
 
 // ---- one sender blocked vs one event -----------------------------------------
 // A sender blocks (thread 0); the other thread waits until it is waiting, then

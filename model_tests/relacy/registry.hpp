@@ -81,6 +81,13 @@ struct settings {
     // executions (their histories are checked twice where profile P-FAST-3 applies).
     unsigned fast_bound;
     long fast_random_iterations;
+    // bcast::fast with three threads, two of them waiting (the wakeup table's two-waiter and
+    // timed_2 cells, fast_wake_*): one preemption less again; at fast_bound one such cell took
+    // 19 s (fast_wake_senders/receiver_dropped_frees_one/blocking_2, 2 cores), and there are dozens.
+    unsigned fast_bound_3_threads;
+    // And with two timed waiters among the three (timed_2): one less again (bound 0 by default, so
+    // the random runs do the interleaving); at fast_bound_3_threads one such cell ran over 4 minutes.
+    unsigned fast_bound_timed_3_threads;
     explicit settings(mode run_mode)
         : m(run_mode),
           random_iterations(run_mode == mode::quick ? 20000 : run_mode == mode::thorough ? 2000000
@@ -90,7 +97,9 @@ struct settings {
           bound_4_threads(run_mode == mode::thorough ? 3 : 2),
           bound_timed_3_threads(bound_3_threads - 1),
           fast_bound(bound_4_threads),
-          fast_random_iterations(random_iterations / 6) {}
+          fast_random_iterations(random_iterations / 6),
+          fast_bound_3_threads(fast_bound - 1),
+          fast_bound_timed_3_threads(fast_bound_3_threads - 1) {}
 };
 
 // Which modes one BCAST_RELACY_SEARCH line runs in.

@@ -35,6 +35,7 @@
 #include <type_traits>
 
 #include "harness.hpp"
+#include "wait_harness.hpp"
 #include "wake_event.hpp"
 
 namespace bcast_rl {
@@ -191,8 +192,8 @@ constexpr sender_path_case sender_path_case_of(sender_path p, int waiters) {
 }
 
 // Setup values are 90..92; waiter i sends 101 + i.
-template <sender_path P, waiters_are K, int N, int V>
-struct senders_vs_path : scenario<senders_vs_path<P, K, N, V>, plain_primitives, N + 1, expect(V)> {
+template <sender_path P, waiters_are K, int N, int V, class On = on_reference>
+struct senders_vs_path : On::template harness<senders_vs_path<P, K, N, V, On>, N + 1, expect(V)> {
     static_assert(N == 1 || N == 2);
     static constexpr sender_path_case this_case = sender_path_case_of(P, N);
     static_assert(this_case.what.runs);
@@ -254,7 +255,7 @@ struct senders_vs_path : scenario<senders_vs_path<P, K, N, V>, plain_primitives,
             else got[t] = this->send(int(t), 0, 101 + int(t));
             return;
         }
-        until<V>(threads_waiting >= N);
+        until<V>(On::waiting() >= N);
         event();
         if (this_case.one_slot && N == 2) {
             // the first sender's, then the second's; a timed sender may have given up, so only look
@@ -367,8 +368,8 @@ constexpr receiver_path_case receiver_path_case_of(receiver_path p, int waiters)
 }
 
 // Waiter 0 receives on rx 1, waiter 1 on rx 3 (a receiver made at the tail).
-template <receiver_path P, waiters_are K, int N, int V>
-struct receivers_vs_path : scenario<receivers_vs_path<P, K, N, V>, plain_primitives, N + 1, expect(V)> {
+template <receiver_path P, waiters_are K, int N, int V, class On = on_reference>
+struct receivers_vs_path : On::template harness<receivers_vs_path<P, K, N, V, On>, N + 1, expect(V)> {
     static_assert(N == 1 || N == 2);
     static constexpr receiver_path_case this_case = receiver_path_case_of(P, N);
     static_assert(this_case.what.runs);
@@ -408,7 +409,7 @@ struct receivers_vs_path : scenario<receivers_vs_path<P, K, N, V>, plain_primiti
             else got[t] = this->recv(int(t), waiter_handle[t]);
             return;
         }
-        until<V>(threads_waiting >= N);
+        until<V>(On::waiting() >= N);
         event();
         if (has_close_variant && (V & CLOSE)) this->close(N, 0);
     }
@@ -486,8 +487,8 @@ struct settled_async_send_vs_receiver : scenario<settled_async_send_vs_receiver<
 // only) while a receiver (rx 1, at the tail) waits for a message; one close()
 // must end both waits: the sender gets `closed` and its message back, the
 // receiver `closed` (R-CLOSE-6).
-template <waiters_are K, int V>
-struct close_vs_sender_and_receiver : scenario<close_vs_sender_and_receiver<K, V>, plain_primitives, 3, expect(V)> {
+template <waiters_are K, int V, class On = on_reference>
+struct close_vs_sender_and_receiver : On::template harness<close_vs_sender_and_receiver<K, V, On>, 3, expect(V)> {
     static constexpr const char* description =
         K == waiters_are::async   ? "one close() completes a queued async send and a queued async recv"
         : K == waiters_are::timed ? "one close() or the deadlines: a timed sender on full, a timed receiver on empty"
@@ -510,7 +511,7 @@ struct close_vs_sender_and_receiver : scenario<close_vs_sender_and_receiver<K, V
             else if constexpr (K == waiters_are::timed) got = this->recv_timed(1, 1);
             else got = this->recv(1, 1);
         } else {
-            until<V>(threads_waiting >= 2);
+            until<V>(On::waiting() >= 2);
             this->close(2, 0);
         }
     }
@@ -622,5 +623,20 @@ template <int V> using wake_close_both_sides_t = close_vs_sender_and_receiver<wa
 
 #undef BCAST_WAKE_SENDERS
 #undef BCAST_WAKE_RECEIVERS
+
+// The same cells on bcast::fast (scenarios.def: fast_wake_senders,
+// fast_wake_receivers), blocking and timed waiters (no async calls, P-FAST-5).
+template <sender_path P, waiters_are K, int N>
+struct fast_senders_vs {
+    template <int V> using scenario = senders_vs_path<P, K, N, V, on_fast<>>;
+};
+template <receiver_path P, waiters_are K, int N>
+struct fast_receivers_vs {
+    template <int V> using scenario = receivers_vs_path<P, K, N, V, on_fast<>>;
+};
+template <waiters_are K>
+struct fast_close_both_sides {
+    template <int V> using scenario = close_vs_sender_and_receiver<K, V, on_fast<>>;
+};
 
 } // namespace bcast_rl
