@@ -316,24 +316,6 @@ using fast_blocked_send_vs_recv = fast_blocked_send_vs_recv_t<fast_release_primi
 template <int V>
 using fast_blocked_send_vs_recv_symmetric = fast_blocked_send_vs_recv_t<fast_symmetric_primitives>::scenario<V>;
 
-// A receiver asleep on an empty ring and the send that wakes it: the Dekker
-// handshake of [W2] and [S5].
-template <int V>
-struct fast_blocked_recv_vs_send : fast_scenario<fast_blocked_recv_vs_send<V>, fast_release_primitives, 2, expect(V)> {
-    static constexpr const char* description = "a receiver asleep on empty, a send wakes it (no lost wakeup)";
-    static constexpr bool has_close_variant = true;
-    void before() { this->open(1); }
-    void thread(unsigned t) {
-        if (t == 0) {
-            this->recv(0, 1);
-        } else {
-            until<V>(threads_sleeping == 1);
-            this->try_send(1, 0, 1);
-            if constexpr ((V & CLOSE) != 0) this->close(1, 0);
-        }
-    }
-};
-
 // Gating on the slowest receiver while it moves: two receivers at message 1,
 // a sender asleep until both have read it; the faster one's receive alone
 // does not free the slot, the slower one's must wake it.
@@ -352,59 +334,6 @@ struct fast_gate_on_slowest : fast_scenario<fast_gate_on_slowest<V>, fast_releas
         } else {
             if (t == 1) until<V>(threads_sleeping == 1);
             this->recv(int(t), int(t)); // message 1; the sender wakes when the slower of the two has read it
-        }
-    }
-};
-
-// Close racing a sleeping receiver and a sleeping sender (R-CLOSE-6).
-template <int V>
-struct fast_close_vs_sleepers : fast_scenario<fast_close_vs_sleepers<V>, fast_release_primitives, 3, expect(V)> {
-    static constexpr const char* description = "close vs a sender asleep on full and a receiver asleep on empty";
-    static constexpr bool has_close_variant = false; // the scenario is a close
-    void before() {
-        this->open(1);
-        this->try_send(this->before_thread, 0, 1);     // receiver 1 holds message 1: full
-        this->new_receiver(this->before_thread, 0, 2); // receiver 2 at the tail: nothing to read
-    }
-    void thread(unsigned t) {
-        if (t == 0) {
-            this->send(0, 0, 2);
-        } else if (t == 1) {
-            this->recv(1, 2);
-        } else {
-            until<V>(threads_sleeping == 2);
-            this->close(2, 0);
-        }
-    }
-    void after() {
-        for (int i = 0; i < this->hist.count; ++i) {
-            const op& o = this->hist.ops[std::size_t(i)];
-            if (o.kind == op_kind::broadcast) RL_ASSERT(o.result.code == send_closed_code || o.result.code == recv_ok);
-            if (o.kind == op_kind::recv) RL_ASSERT(o.result.code == recv_closed_code || o.result.code == recv_ok);
-        }
-        this->drain_all();
-        this->finish();
-    }
-};
-
-// The slowest receiver leaving wakes a sender asleep on full (R-LIFE-3, R-LIFE-4).
-template <int V>
-struct fast_leave_vs_blocked_send : fast_scenario<fast_leave_vs_blocked_send<V>, fast_release_primitives, 2, expect(V)> {
-    static constexpr const char* description = "cap 1: the slowest receiver deactivates under a sleeping sender";
-    static constexpr bool has_close_variant = true;
-    void before() {
-        this->open(1);
-        this->new_receiver(this->before_thread, 0, 2);
-        this->try_send(this->before_thread, 0, 1);
-        this->try_recv(this->before_thread, 2); // receiver 2 read it; receiver 1 is the slowest
-    }
-    void thread(unsigned t) {
-        if (t == 0) {
-            this->send(0, 0, 2);
-        } else {
-            until<V>(threads_sleeping == 1);
-            this->deactivate(1, 1, 3);
-            if constexpr ((V & CLOSE) != 0) this->close(1, 2);
         }
     }
 };
