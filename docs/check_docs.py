@@ -509,11 +509,11 @@ def check_references(args, problems):
 
 
 def anchors(path):
-    """The anchors GitHub gives a page's headings: lower case, punctuation
-    dropped, spaces to hyphens."""
+    """The anchors GitHub gives a page's headings (lower case, punctuation
+    dropped, spaces to hyphens), and those it writes itself (<a id="...">)."""
     with open(path, encoding="utf-8") as f:
         text = re.sub(r"```.*?```", "", f.read(), flags=re.S)
-    found = set()
+    found = set(re.findall(r'<a id="([^"]+)"></a>', text))  # an anchor of its own (spec/rules.md: one per rule)
     for heading in re.findall(r"^#+\s+(.*)$", text, flags=re.M):
         slug = re.sub(r"[^\w\- ]", "", heading.strip().lower().replace("`", "")).replace(" ", "-")
         found.add(slug)
@@ -584,9 +584,10 @@ def check_rule_ids(args, problems):
 # fewer, and its bullet of the rule says **Divergence** too; docs/traces.md accounts for each, as a "divergence" row of the
 # checker's table or in the paragraph after it ("The other divergences"), and
 # has no "divergence" row whose rule is not marked. Each problem names a line.
-# A bullet starts with its rule ID in bold, in docs/semantics.md linked to spec/rules.md:
-# `- **R-OVF-2**` or `- [**R-OVF-2**](../spec/rules.md#overflow-and-lag)`.
-RULE_BULLET = re.compile(r"^- \[?\*\*(R-[A-Z]+-\d+)\*\*")
+# A bullet starts with its rule ID in bold: in spec/rules.md after the rule's anchor,
+# `- <a id="r-ovf-2"></a>**R-OVF-2**`; in docs/semantics.md linked to it,
+# `- [**R-OVF-2**](../spec/rules.md#r-ovf-2)`.
+RULE_BULLET = re.compile(r'^- (?:<a id="r-[a-z]+-\d+"></a>)?\[?\*\*(R-[A-Z]+-\d+)\*\*')
 RULE_ID = re.compile(r"R-[A-Z]+-\d+")
 
 
