@@ -249,25 +249,39 @@ impl<'a> Replayer<'a> {
                     None => json!({"blocked": true}),
                 }
             }
-            "clone_receiver" => {
-                let r = self.receiver(id, op)?.clone();
-                self.add(o, Handle::Receiver(r))?
-            }
-            "new_receiver" => {
-                let r = match self.get(id)? {
-                    Handle::Sender(s) => s.new_receiver(),
-                    Handle::Receiver(r) => r.new_receiver(),
-                    h => return self.wrong_kind(id, h, op, "a sender or a receiver"),
+            // Every call that makes a handle ends alike: the new handle takes the number the
+            // step's "new" gives (add() refuses one still alive). deactivate and activate use
+            // their own handle up, so they take it out of the table first.
+            "clone_receiver" | "new_receiver" | "new_sender" | "clone_sender" | "deactivate" | "activate"
+            | "activate_cloned" | "clone_inactive" => {
+                let made = match op {
+                    "clone_receiver" => Handle::Receiver(self.receiver(id, op)?.clone()),
+                    "new_receiver" => match self.get(id)? {
+                        Handle::Sender(s) => Handle::Receiver(s.new_receiver()),
+                        Handle::Receiver(r) => Handle::Receiver(r.new_receiver()),
+                        h => return self.wrong_kind(id, h, op, "a sender or a receiver"),
+                    },
+                    "new_sender" => Handle::Sender(self.receiver(id, op)?.new_sender()),
+                    "clone_sender" => Handle::Sender(self.sender(id, op)?.clone()),
+                    "deactivate" => {
+                        self.receiver(id, op)?;
+                        match self.take(id)? {
+                            Handle::Receiver(r) => Handle::Inactive(r.deactivate()),
+                            _ => unreachable!("checked to be a receiver"),
+                        }
+                    }
+                    "activate" => {
+                        self.inactive(id, op)?;
+                        match self.take(id)? {
+                            Handle::Inactive(i) => Handle::Receiver(i.activate()),
+                            _ => unreachable!("checked to be an inactive receiver"),
+                        }
+                    }
+                    "activate_cloned" => Handle::Receiver(self.inactive(id, op)?.activate_cloned()),
+                    "clone_inactive" => Handle::Inactive(self.inactive(id, op)?.clone()),
+                    _ => unreachable!("an operation of this arm"),
                 };
-                self.add(o, Handle::Receiver(r))?
-            }
-            "new_sender" => {
-                let s = self.receiver(id, op)?.new_sender();
-                self.add(o, Handle::Sender(s))?
-            }
-            "clone_sender" => {
-                let s = self.sender(id, op)?.clone();
-                self.add(o, Handle::Sender(s))?
+                self.add(o, made)?
             }
             "drop_sender" | "drop_receiver" | "drop_inactive" => {
                 let wanted = match op {
@@ -281,28 +295,6 @@ impl<'a> Replayer<'a> {
                 }
                 drop(self.take(id)?);
                 ok()
-            }
-            "deactivate" => {
-                self.receiver(id, op)?;
-                match self.take(id)? {
-                    Handle::Receiver(r) => self.add(o, Handle::Inactive(r.deactivate()))?,
-                    _ => unreachable!("checked to be a receiver"),
-                }
-            }
-            "activate" => {
-                self.inactive(id, op)?;
-                match self.take(id)? {
-                    Handle::Inactive(i) => self.add(o, Handle::Receiver(i.activate()))?,
-                    _ => unreachable!("checked to be an inactive receiver"),
-                }
-            }
-            "activate_cloned" => {
-                let r = self.inactive(id, op)?.activate_cloned();
-                self.add(o, Handle::Receiver(r))?
-            }
-            "clone_inactive" => {
-                let i = self.inactive(id, op)?.clone();
-                self.add(o, Handle::Inactive(i))?
             }
             "set_capacity" => {
                 let n = match self.field(o, "arg")?.as_u64() {
