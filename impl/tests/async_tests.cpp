@@ -84,6 +84,19 @@ protected:
 
     // Fills a channel of capacity 1 so that the next send must wait.
     static void fill(const tx_type& tx, int value) { ASSERT_TRUE(tx.try_broadcast(value).has_value()); }
+
+    // `operation`, started through `scheduler` with `stop`'s token, has just
+    // completed: a stop requested before the scheduler resumes it is too late,
+    // the answer is decided (R-ASYNC-4).
+    template <class Operation>
+    static void stop_before_resumption(manual_scheduler& scheduler, std::stop_source& stop, Operation& operation) {
+        ASSERT_EQ(scheduler.scheduled, 1u);
+        stop.request_stop();
+        EXPECT_EQ(scheduler.scheduled, 1u) << "a late cancel does not complete it a second time";
+        scheduler.resume_all();
+        ASSERT_TRUE(operation.done());
+        ASSERT_TRUE(operation.result().has_value()) << "a late cancel neither loses a message nor hands one back";
+    }
 };
 
 TYPED_TEST_SUITE(async_operations, position_policies, position_policy_name);
@@ -500,12 +513,7 @@ TYPED_TEST(async_operations, stop_after_completion_but_before_resumption_keeps_t
     task<recv_result<int>> receiving = receive_via(scheduler, rx, stop.get_token());
     ASSERT_FALSE(receiving.done());
     ASSERT_TRUE(tx.try_broadcast(5).has_value());
-    ASSERT_EQ(scheduler.scheduled, 1u);
-    stop.request_stop(); // too late: the answer is decided
-    EXPECT_EQ(scheduler.scheduled, 1u) << "a late cancel does not complete it a second time";
-    scheduler.resume_all();
-    ASSERT_TRUE(receiving.done());
-    ASSERT_TRUE(receiving.result().has_value()) << "a message is never lost to a late cancel";
+    ASSERT_NO_FATAL_FAILURE(this->stop_before_resumption(scheduler, stop, receiving));
     EXPECT_EQ(*receiving.result(), 5);
 }
 
@@ -517,10 +525,7 @@ TYPED_TEST(async_operations, stop_after_completion_but_before_resumption_keeps_t
     task<send_result<int>> sending = send_via(scheduler, tx, 2, stop.get_token());
     ASSERT_FALSE(sending.done());
     EXPECT_EQ(*rx.try_recv(), 1); // completes the send
-    stop.request_stop();
-    scheduler.resume_all();
-    ASSERT_TRUE(sending.done());
-    EXPECT_TRUE(sending.result().has_value()) << "sent before the stop request: not handed back";
+    ASSERT_NO_FATAL_FAILURE(this->stop_before_resumption(scheduler, stop, sending));
     EXPECT_EQ(*rx.try_recv(), 2);
 }
 

@@ -31,7 +31,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
 #include <future>
 #include <optional>
 #include <random>
@@ -539,63 +538,61 @@ TEST(generated_config, a_round_keeps_the_scenarios_capacity_flags_threads_and_ca
 // (re-executed, "threadsafe" style, as threads are running), and the test
 // checks the child's exit status and its report.
 
-// Runs `stuck_call` on a thread of its own, under a watchdog over `slots` that
-// reports `channel_state` and names the round, and waits for that thread.
-// `release`, which lets the thread go, is for a watchdog that never fires.
-template <class StuckCall, class Release>
-void run_stuck_thread(const call_slots& slots, std::function<std::string()> channel_state, const char* round,
-                      double watchdog_seconds, StuckCall stuck_call, Release release) {
-    std::promise<void> returned;
-    std::future<void> thread_returned = returned.get_future();
-    watchdog dog(slots, std::move(channel_state), round, watchdog_seconds);
-    std::thread stuck([&] { stuck_call(); returned.set_value(); });
-    // A bound, so that a watchdog that never fires fails the death test
-    // ("returned") instead of hanging it.
-    if (thread_returned.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-        std::fputs("the watchdog did not fire\n", stderr);
-        release();
+// A channel that a thread gets stuck on for good, and the call slots of the
+// watchdog over it.
+struct stuck_channel {
+    explicit stuck_channel(std::size_t capacity) : ends(channel<int>(capacity)) {}
+    std::pair<sender<int>, receiver<int>> ends;
+    sender<int>& tx = ends.first;
+    receiver<int>& rx = ends.second;
+    call_slots slots;
+
+    // Runs `stuck_call` on a thread of its own, under a watchdog that names the
+    // round and reports the channel through `other_end`, the end the stuck
+    // thread does not use, and waits for that thread. Closing `other_end`, which
+    // lets the thread go, is for a watchdog that never fires.
+    template <class OtherEnd, class StuckCall>
+    void run(OtherEnd& other_end, const char* round, double watchdog_seconds, StuckCall stuck_call) {
+        std::promise<void> returned;
+        std::future<void> thread_returned = returned.get_future();
+        watchdog dog(
+            slots, [&other_end] { return channel_state_of(other_end); }, round, watchdog_seconds);
+        std::thread stuck([&] { stuck_call(); returned.set_value(); });
+        // A bound, so that a watchdog that never fires fails the death test
+        // ("returned") instead of hanging it.
+        if (thread_returned.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+            std::fputs("the watchdog did not fire\n", stderr);
+            other_end.close();
+        }
+        stuck.join();
     }
-    stuck.join();
-}
+};
 
 // A receiver thread in recv() on a channel that nobody sends to or closes:
 // the main thread holds the sender and waits for the receiver thread.
 void receiver_stuck_in_recv(double watchdog_seconds) {
-    auto ends = channel<int>(2);
-    sender<int>& tx = ends.first;
-    receiver<int>& rx = ends.second;
-    call_slots slots;
-    call_slot& receiving = slots.emplace_back("receiver thread 0", "messages received");
-    call_slot& main_slot = slots.emplace_back("main thread", "threads joined");
-    main_slot.enter("wait for receiver thread 0");
-    run_stuck_thread(
-        slots, [&tx] { return channel_state_of(tx); }, "receiver_stuck_in_recv", watchdog_seconds,
-        [&] {
-            receiving.enter("recv()", "on receiver #", 0);
-            static_cast<void>(rx.recv()); // blocks for good: the channel stays open and empty
-            receiving.leave();
-        },
-        [&] { tx.close(); });
+    stuck_channel ch(2);
+    call_slot& receiving = ch.slots.emplace_back("receiver thread 0", "messages received");
+    ch.slots.emplace_back("main thread", "threads joined").enter("wait for receiver thread 0");
+    ch.run(ch.tx, "receiver_stuck_in_recv", watchdog_seconds, [&] {
+        receiving.enter("recv()", "on receiver #", 0);
+        static_cast<void>(ch.rx.recv()); // blocks for good: the channel stays open and empty
+        receiving.leave();
+    });
 }
 
 // A sender thread in broadcast() on a full channel that nobody reads.
 void sender_stuck_in_broadcast(double watchdog_seconds) {
-    auto ends = channel<int>(1);
-    sender<int>& tx = ends.first;
-    receiver<int>& rx = ends.second;
-    call_slots slots;
-    call_slot& sending = slots.emplace_back("sender thread 0", "messages sent");
-    run_stuck_thread(
-        slots, [&rx] { return channel_state_of(rx); }, "sender_stuck_in_broadcast", watchdog_seconds,
-        [&] {
-            for (int value = 0;; ++value) {
-                sending.enter("broadcast()", "with message ", value);
-                if (!tx.broadcast(value)) break; // the second one blocks for good: full, nobody reads
-                sending.leave();
-                sending.progress();
-            }
-        },
-        [&] { rx.close(); });
+    stuck_channel ch(1);
+    call_slot& sending = ch.slots.emplace_back("sender thread 0", "messages sent");
+    ch.run(ch.rx, "sender_stuck_in_broadcast", watchdog_seconds, [&] {
+        for (int value = 0;; ++value) {
+            sending.enter("broadcast()", "with message ", value);
+            if (!ch.tx.broadcast(value)) break; // the second one blocks for good: full, nobody reads
+            sending.leave();
+            sending.progress();
+        }
+    });
 }
 
 TEST(watchdog, reports_a_receiver_stuck_in_recv_and_fails_the_process) {

@@ -41,6 +41,16 @@ protected:
         last_drop();
         EXPECT_TRUE(ch.is_closed(asked));
     }
+    // A handle from each call that makes one, besides the first sender and receiver.
+    struct made_handles {
+        handle_id receiver_copy, second_sender, sender_copy, inactive, inactive_copy, reactivated;
+    };
+    static made_handles make_every_kind_of_handle(Channel& ch) {
+        const handle_id receiver_copy = ch.clone_receiver(first_receiver);
+        const handle_id inactive = ch.deactivate(ch.new_receiver(first_sender));
+        const handle_id inactive_copy = ch.clone_inactive(inactive);
+        return {receiver_copy, ch.new_sender(receiver_copy), ch.clone_sender(first_sender), inactive, inactive_copy, ch.activate_cloned(inactive_copy)};
+    }
 };
 TYPED_TEST_SUITE(conformance, all_channels, channel_name);
 
@@ -509,13 +519,8 @@ TYPED_TEST(conformance, pending_counts_survive_shrink_and_close_until_drained) {
 
 TYPED_TEST(conformance, every_handle_made_from_a_channel_is_on_that_channel) { // R-HANDLE-3
     TypeParam ch(2);
-    const handle_id copy = ch.clone_receiver(first_receiver);
-    const handle_id at_tail = ch.new_receiver(first_sender);
-    const handle_id second_sender = ch.new_sender(copy);
-    const handle_id inactive = ch.deactivate(at_tail);
-    const handle_id inactive_copy = ch.clone_inactive(inactive);
-    const handle_id reactivated = ch.activate_cloned(inactive_copy);
-    const std::vector<handle_id> all = {first_sender, first_receiver, copy, second_sender, inactive, inactive_copy, reactivated};
+    const auto h = this->make_every_kind_of_handle(ch);
+    const std::vector<handle_id> all = {first_sender, first_receiver, h.receiver_copy, h.second_sender, h.sender_copy, h.inactive, h.inactive_copy, h.reactivated};
     for (handle_id a : all) {
         for (handle_id b : all) EXPECT_TRUE(ch.same_channel(a, b)) << a << " and " << b;
     }
@@ -523,16 +528,15 @@ TYPED_TEST(conformance, every_handle_made_from_a_channel_is_on_that_channel) { /
 
 TYPED_TEST(conformance, counts_track_every_kind_of_handle) { // R-QUERY-1
     TypeParam ch(1);
-    const handle_id second_sender = ch.clone_sender(first_sender);
-    const handle_id second_receiver = ch.new_receiver(first_sender);
-    const handle_id inactive = ch.deactivate(second_receiver);
-    const handle_id second_inactive = ch.clone_inactive(inactive);
-    EXPECT_EQ(ch.sender_count(second_sender), 2u);
-    EXPECT_EQ(ch.receiver_count(second_inactive), 1u);
+    const auto h = this->make_every_kind_of_handle(ch);
+    EXPECT_EQ(ch.sender_count(h.sender_copy), 3u);
+    EXPECT_EQ(ch.receiver_count(h.inactive_copy), 3u); // the first, its copy and the reactivated one
     EXPECT_EQ(ch.inactive_receiver_count(first_receiver), 2u);
-    ch.drop_inactive(inactive);
-    ch.drop_sender(second_sender);
-    EXPECT_EQ(ch.sender_count(first_receiver), 1u);
+    ch.drop_inactive(h.inactive);
+    ch.drop_sender(h.second_sender);
+    ch.drop_receiver(h.reactivated);
+    EXPECT_EQ(ch.sender_count(first_receiver), 2u);
+    EXPECT_EQ(ch.receiver_count(h.sender_copy), 2u);
     EXPECT_EQ(ch.inactive_receiver_count(first_sender), 1u);
 }
 

@@ -24,40 +24,37 @@
 
 namespace bcast::spec {
 
-// The default: plain integer positions (bcast::std_primitives).
-struct std_plain_family {
-    static constexpr std::string_view name = "std_primitives";
-    static constexpr std::string_view implementation = "bcast"; // what its recorded histories name
+// A family's channel type: `Adapter` (channel_adapter, fast_channel_adapter)
+// on the family's primitives, one per message type. Each family adds its
+// `name` and the `implementation` its recorded histories name.
+template <template <class, class> class Adapter, class Primitives>
+struct adapter_family {
     template <class T>
-    using channel = channel_adapter<T, std_primitives>;
+    using channel = Adapter<T, Primitives>;
+};
+
+// The default: plain integer positions (bcast::std_primitives).
+struct std_plain_family : adapter_family<channel_adapter, std_primitives> {
+    static constexpr std::string_view name = "std_primitives", implementation = "bcast";
 };
 
 // The atomic-position policy, sequentially consistent.
-struct std_atomic_seq_cst_family {
-    static constexpr std::string_view name = "std_atomic_seq_cst_primitives";
-    static constexpr std::string_view implementation = "bcast std_atomic_seq_cst_primitives";
-    template <class T>
-    using channel = channel_adapter<T, std_atomic_seq_cst_primitives>;
+struct std_atomic_seq_cst_family : adapter_family<channel_adapter, std_atomic_seq_cst_primitives> {
+    static constexpr std::string_view name = "std_atomic_seq_cst_primitives", implementation = "bcast std_atomic_seq_cst_primitives";
 };
 
 // The atomic-position policy, relaxed. On one thread it runs the same code as
 // the seq_cst one; it is registered for bcast_replay's sake only (a failure
 // replayed under every position policy), not in the lockstep suites.
-struct std_atomic_relaxed_family {
-    static constexpr std::string_view name = "std_atomic_relaxed_primitives";
-    static constexpr std::string_view implementation = "bcast std_atomic_relaxed_primitives";
-    template <class T>
-    using channel = channel_adapter<T, std_atomic_relaxed_primitives>;
+struct std_atomic_relaxed_family : adapter_family<channel_adapter, std_atomic_relaxed_primitives> {
+    static constexpr std::string_view name = "std_atomic_relaxed_primitives", implementation = "bcast std_atomic_relaxed_primitives";
 };
 
 // The second channel family, bcast::fast (docs/fast-design.md), under its
 // profile P-FAST (spec/rules.md): every result compared with the model; the
 // lifetimes and exception-safety properties are skipped by entry P-FAST-1.
-struct fast_family {
-    static constexpr std::string_view name = "fast";
-    static constexpr std::string_view implementation = "bcast::fast";
-    template <class T>
-    using channel = fast_channel_adapter<T, fast::std_primitives>;
+struct fast_family : adapter_family<fast_channel_adapter, fast::std_primitives> {
+    static constexpr std::string_view name = "fast", implementation = "bcast::fast";
 };
 
 // The reference channel on the standard library's std::mutex and
@@ -66,11 +63,8 @@ struct fast_family {
 // std_plain_family again). The family the registry's promise was measured on:
 // this struct and its line in families.def are all it took to put it through
 // every check above.
-struct std_lock_family {
-    static constexpr std::string_view name = "std_lock";
-    static constexpr std::string_view implementation = "bcast std_lock";
-    template <class T>
-    using channel = channel_adapter<T, basic_std_primitives<plain_position, std_lock>>;
+struct std_lock_family : adapter_family<channel_adapter, basic_std_primitives<plain_position, std_lock>> {
+    static constexpr std::string_view name = "std_lock", implementation = "bcast std_lock";
 };
 
 // A list of families, and a way to run something for each.
