@@ -18,6 +18,8 @@
 #include "relacy_primitives.hpp" // first: it maps BCAST_ASSERT before bcast is included
 #include "linearizability.hpp"
 
+#include <bcast/spec/queries.hpp>
+
 #include <cstddef>
 #include <optional>
 #include <utility>
@@ -157,20 +159,12 @@ private:
     template <class Handle>
     static int ask(const Handle& handle, op_kind kind) {
         switch (kind) {
-        case op_kind::len: return int(handle.len());
-        case op_kind::is_empty: return int(handle.is_empty());
-        case op_kind::is_full: return int(handle.is_full());
-        case op_kind::capacity: return int(handle.capacity());
-        case op_kind::receiver_count: return int(handle.receiver_count());
-        case op_kind::inactive_receiver_count: return int(handle.inactive_receiver_count());
-        case op_kind::sender_count: return int(handle.sender_count());
-        case op_kind::is_closed: return int(handle.is_closed());
-        case op_kind::overflow: return int(handle.overflow());
-        case op_kind::await_active: return int(handle.await_active());
-        case op_kind::unread:
-        case op_kind::missed:
-            if constexpr (requires { handle.unread(); }) return int(kind == op_kind::unread ? handle.unread() : handle.missed());
-            break;
+#define BCAST_PLAIN_QUERY(name) \
+    case op_kind::name: \
+        if constexpr (requires { handle.name(); }) return int(handle.name()); \
+        break;
+            BCAST_PLAIN_QUERIES
+#undef BCAST_PLAIN_QUERY
         default: break;
         }
         RL_ASSERT(!"not a query this handle answers");

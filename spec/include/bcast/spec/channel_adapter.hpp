@@ -33,6 +33,7 @@
 
 #include "conformance_profile.hpp"
 #include "model.hpp"
+#include "queries.hpp"
 
 // clang before 16 cannot instantiate libstdc++'s range adaptors at all (even
 // `std::views::istream<int>(in) | std::views::take(2)` fails inside
@@ -142,40 +143,18 @@ public:
         return on(via, [](const auto& handle) { return handle.close(); });
     }
 
-    std::size_t capacity(handle_id via) const {
-        return on(via, [](const auto& h) { return h.capacity(); });
+    // The plain queries (queries.hpp), each answered by the handle's member of
+    // the same name: the channel-wide ones by the handle `via`, whatever its
+    // kind (R-QUERY-1); a receiver's own counts, unread and missed, by that
+    // receiver (R-QUERY-2). A new query row needs no line here.
+#define BCAST_PLAIN_QUERY(name) \
+    auto name(handle_id via) const { \
+        return query_via<call_kind::name>(via, [](const auto& h) { return h.name(); }); \
     }
-    bool overflow(handle_id via) const {
-        return on(via, [](const auto& h) { return h.overflow(); });
-    }
-    bool await_active(handle_id via) const {
-        return on(via, [](const auto& h) { return h.await_active(); });
-    }
-    bool is_closed(handle_id via) const {
-        return on(via, [](const auto& h) { return h.is_closed(); });
-    }
-    std::size_t len(handle_id via) const {
-        return on(via, [](const auto& h) { return h.len(); });
-    }
-    bool is_empty(handle_id via) const {
-        return on(via, [](const auto& h) { return h.is_empty(); });
-    }
-    bool is_full(handle_id via) const {
-        return on(via, [](const auto& h) { return h.is_full(); });
-    }
-    std::size_t receiver_count(handle_id via) const {
-        return on(via, [](const auto& h) { return h.receiver_count(); });
-    }
-    std::size_t inactive_receiver_count(handle_id via) const {
-        return on(via, [](const auto& h) { return h.inactive_receiver_count(); });
-    }
-    std::size_t sender_count(handle_id via) const {
-        return on(via, [](const auto& h) { return h.sender_count(); });
-    }
+    BCAST_PLAIN_QUERIES
+#undef BCAST_PLAIN_QUERY
 
-    // A receiver's own counts (R-QUERY-2) and handle identity (R-HANDLE-3).
-    std::size_t unread(handle_id receiver) const { return receiver_at(receiver).unread(); }
-    std::uint64_t missed(handle_id receiver) const { return receiver_at(receiver).missed(); }
+    // Handle identity (R-HANDLE-3).
     bool same_channel(handle_id a, handle_id b) const {
         return on(a, [&](const auto& first) { return on(b, [&](const auto& second) { return first.same_channel(second); }); });
     }
@@ -192,6 +171,13 @@ public:
     inactive_type& inactive_at(handle_id id) { return find(inactives_, id)->second; }
 
 private:
+    // The handle a query of kind K asks: the one its row acts on.
+    template <call_kind K, class Query>
+    auto query_via(handle_id via, Query query) const {
+        if constexpr (operation_of(K).acts_on == handle_kind::receiver) return query(receiver_at(via));
+        else return on(via, query);
+    }
+
     template <class Map>
     auto find(Map& handles, handle_id id) const {
         const std::lock_guard lock(handles_mutex_);

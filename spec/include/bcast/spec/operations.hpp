@@ -11,9 +11,10 @@
 //
 // A new operation is a new row, appended (call_kind's order is the rows'); the
 // switches over call_kind that have no `default:` (the model's step function
-// `apply` in linearizability.hpp, the recorder, the trace runner) then fail to
-// compile until they handle it. docs/verification.md, "A new operation",
-// lists every file that follows.
+// `apply` in linearizability.hpp, the recorder's dispatch, the trace runner)
+// then fail to compile until they handle it. A new query needs none of them:
+// they write their query cases from the table (queries.hpp).
+// docs/verification.md, "A new operation", lists every file that follows.
 #pragma once
 
 #include <cstddef>

@@ -12,6 +12,7 @@
 
 #include <bcast/spec/conformance.hpp>
 #include <bcast/spec/history.hpp>
+#include <bcast/spec/queries.hpp>
 
 namespace bcast::trace {
 
@@ -54,18 +55,10 @@ template <class Impl>
         case call_kind::set_overflow: impl.set_overflow(id, arg != 0); break;
         case call_kind::set_await_active: impl.set_await_active(id, arg != 0); break;
         case call_kind::close: value(impl.close(id)); break;
-        case call_kind::len: value(impl.len(id)); break;
-        case call_kind::is_empty: value(impl.is_empty(id)); break;
-        case call_kind::is_full: value(impl.is_full(id)); break;
-        case call_kind::capacity: value(impl.capacity(id)); break;
-        case call_kind::receiver_count: value(impl.receiver_count(id)); break;
-        case call_kind::inactive_receiver_count: value(impl.inactive_receiver_count(id)); break;
-        case call_kind::sender_count: value(impl.sender_count(id)); break;
-        case call_kind::is_closed: value(impl.is_closed(id)); break;
-        case call_kind::overflow: value(impl.overflow(id)); break;
-        case call_kind::await_active: value(impl.await_active(id)); break;
-        case call_kind::unread: value(impl.unread(id)); break;
-        case call_kind::missed: value(impl.missed(id)); break;
+#define BCAST_PLAIN_QUERY(name) \
+    case call_kind::name: value(impl.name(id)); break;
+            BCAST_PLAIN_QUERIES
+#undef BCAST_PLAIN_QUERY
         case call_kind::broadcast_expired: // not `recorded` in the operation table: no program generator draws them
         case call_kind::recv_expired:
         case call_kind::same_channel: throw std::logic_error(std::string("bcast::trace::invoke: ") + spec::name(k) + " is not recorded");

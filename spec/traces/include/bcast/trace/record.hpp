@@ -66,6 +66,7 @@
 #include <bcast/spec/conformance_profile.hpp>
 #include <bcast/spec/history.hpp>
 #include <bcast/spec/linearizability.hpp>
+#include <bcast/spec/queries.hpp>
 
 #include "history.hpp"
 #include "invoke.hpp"
@@ -303,18 +304,20 @@ private:
     std::atomic<int> next_{2};
 };
 
-inline constexpr call_kind queries[] = {call_kind::len,
-                                        call_kind::is_empty,
-                                        call_kind::is_full,
-                                        call_kind::capacity,
-                                        call_kind::receiver_count,
-                                        call_kind::inactive_receiver_count,
-                                        call_kind::sender_count,
-                                        call_kind::is_closed,
-                                        call_kind::overflow,
-                                        call_kind::await_active,
-                                        call_kind::unread,
-                                        call_kind::missed};
+// The queries a recorded program draws from: every plain query of the
+// operation table that recorders make, in the table's order.
+inline constexpr std::size_t query_count = [] {
+    std::size_t n = 0;
+    for (const spec::operation& op : spec::operations) n += spec::is_plain_query(op.kind) && op.recorded ? 1 : 0;
+    return n;
+}();
+inline constexpr std::array<call_kind, query_count> queries = [] {
+    std::array<call_kind, query_count> plain{};
+    std::size_t i = 0;
+    for (const spec::operation& op : spec::operations)
+        if (spec::is_plain_query(op.kind) && op.recorded) plain[i++] = op.kind;
+    return plain;
+}();
 
 template <class Impl>
 class runner {

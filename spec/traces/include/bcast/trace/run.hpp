@@ -14,11 +14,13 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <bcast/errors.hpp>
 #include <bcast/result.hpp>
 #include <bcast/spec/model.hpp>
+#include <bcast/spec/queries.hpp>
 #include <bcast_prop/commands.hpp>
 #include <bcast_prop/profiles.hpp>
 
@@ -52,6 +54,12 @@ inline const char* name_of(recv_errc code) {
 
 inline json ok() { return json(json_object{{"ok", json(true)}}); }
 inline json value_result(json v) { return json(json_object{{"value", std::move(v)}}); }
+// A query's answer: a flag as true / false, a count as a number.
+template <class Answer>
+json answer(Answer a) {
+    if constexpr (std::is_same_v<Answer, bool>) return json(a);
+    else return json(std::uint64_t{a});
+}
 inline json unsupported() { return json(json_object{{"unsupported", json(true)}}); }
 inline json blocked() { return json(json_object{{"blocked", json(true)}}); }
 inline bool is_unsupported(const json& r) { return r == unsupported(); }
@@ -203,18 +211,10 @@ public:
         case call_kind::set_overflow: return impl_.set_overflow(h, s.arg.as_bool()), ok();
         case call_kind::set_await_active: return impl_.set_await_active(h, s.arg.as_bool()), ok();
         case call_kind::close: return value_result(json(impl_.close(h)));
-        case call_kind::len: return value_result(json(std::uint64_t{impl_.len(h)}));
-        case call_kind::is_empty: return value_result(json(impl_.is_empty(h)));
-        case call_kind::is_full: return value_result(json(impl_.is_full(h)));
-        case call_kind::capacity: return value_result(json(std::uint64_t{impl_.capacity(h)}));
-        case call_kind::receiver_count: return value_result(json(std::uint64_t{impl_.receiver_count(h)}));
-        case call_kind::inactive_receiver_count: return value_result(json(std::uint64_t{impl_.inactive_receiver_count(h)}));
-        case call_kind::sender_count: return value_result(json(std::uint64_t{impl_.sender_count(h)}));
-        case call_kind::is_closed: return value_result(json(impl_.is_closed(h)));
-        case call_kind::overflow: return value_result(json(impl_.overflow(h)));
-        case call_kind::await_active: return value_result(json(impl_.await_active(h)));
-        case call_kind::unread: return value_result(json(std::uint64_t{impl_.unread(h)}));
-        case call_kind::missed: return value_result(json(std::uint64_t{impl_.missed(h)}));
+#define BCAST_PLAIN_QUERY(name) \
+    case call_kind::name: return value_result(answer(impl_.name(h)));
+            BCAST_PLAIN_QUERIES
+#undef BCAST_PLAIN_QUERY
         case call_kind::same_channel:
             return value_result(json(impl_.same_channel(h, ids_.at(static_cast<std::uint64_t>(s.arg.as_int())))));
         case call_kind::broadcast_timed: // not in the trace language (in_trace_language): histories only
