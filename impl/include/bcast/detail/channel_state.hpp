@@ -183,24 +183,11 @@ public:
     // already completed keeps its answer (a message is never lost to a late
     // cancel). Returns true if this call cancelled a queued wait.
     bool cancel(recv_waiter_type& waiter) noexcept {
-        critical_section section(*this);
-        if (!waiter.queued) {
-            if (!waiter.completed.get()) waiter.cancel_requested.set(true);
-            return false;
-        }
-        waiter.result.emplace(error_tag, recv_error{recv_errc::cancelled, 0});
-        section.complete(recv_waiters_, waiter);
-        return true;
+        return cancel_in(recv_waiters_, waiter, [] { return recv_error{recv_errc::cancelled, 0}; });
     }
     bool cancel(send_waiter_type& waiter) noexcept {
-        critical_section section(*this);
-        if (!waiter.queued) {
-            if (!waiter.completed.get()) waiter.cancel_requested.set(true);
-            return false;
-        }
-        waiter.result.emplace(error_tag, send_error<T>{send_errc::cancelled, std::move(*waiter.message)});
-        section.complete(send_waiters_, waiter);
-        return true;
+        return cancel_in(send_waiters_, waiter,
+                         [&waiter] { return send_error<T>{send_errc::cancelled, std::move(*waiter.message)}; });
     }
 
     // The owner of a queued waiter is going away without waiting for it (its
@@ -492,6 +479,20 @@ private:
     }
 
     // ---- async waiters -------------------------------------------------------
+
+    // cancel()'s one body: `cancelled_answer()` makes the answer a queued
+    // waiter leaves its list with (a send's hands its message back).
+    template <class Waiter, class CancelledAnswer>
+    bool cancel_in(waiter_list& list, Waiter& waiter, CancelledAnswer cancelled_answer) noexcept {
+        critical_section section(*this);
+        if (!waiter.queued) {
+            if (!waiter.completed.get()) waiter.cancel_requested.set(true);
+            return false;
+        }
+        waiter.result.emplace(error_tag, cancelled_answer());
+        section.complete(list, waiter);
+        return true;
+    }
 
     void queue(waiter_list& list, waiter& node) noexcept {
         list.push_back(node);
