@@ -173,32 +173,29 @@ protected:
     Seat seat_;
 };
 
-// The seats of the handles that hold nothing but their share of the channel;
-// both families count them with the same calls.
-struct sender_seat {
-    template <class State>
-    static sender_seat join_like(State& state, const sender_seat& /*original*/) {
-        state.add_sender();
-        return {};
-    }
-    template <class State>
-    bool leave(State& state) noexcept {
-        return state.release_sender(); // the last sender closes the channel (R-CLOSE-2)
-    }
-    void swap(sender_seat& /*other*/) noexcept {}
+// The seats of the handles that hold nothing but their share of the channel:
+// one count in the state each, which both families keep with the same calls.
+enum class share {
+    sender,            // the state's sender count
+    inactive_receiver, // the state's inactive receiver count
 };
 
-struct inactive_receiver_seat {
+template <share Kind>
+struct share_seat {
     template <class State>
-    static inactive_receiver_seat join_like(State& state, const inactive_receiver_seat& /*original*/) {
-        state.add_inactive_receiver();
+    static share_seat join_like(State& state, const share_seat& /*original*/) {
+        if constexpr (Kind == share::sender) state.add_sender();
+        else state.add_inactive_receiver();
         return {};
     }
     template <class State>
     bool leave(State& state) noexcept {
-        return state.release_inactive_receiver(); // may close the channel (R-CLOSE-3)
+        if constexpr (Kind == share::sender) return state.release_sender(); // the last sender closes the channel (R-CLOSE-2)
+        else return state.release_inactive_receiver();                      // may close the channel (R-CLOSE-3)
     }
-    void swap(inactive_receiver_seat& /*other*/) noexcept {}
+    void swap(share_seat& /*other*/) noexcept {}
 };
+using sender_seat = share_seat<share::sender>;
+using inactive_receiver_seat = share_seat<share::inactive_receiver>;
 
 } // namespace bcast::detail
