@@ -41,41 +41,11 @@ inline bool sent_or_handed_back(const outcome& got, int v, int variant, bool may
 // event either comes first (answered at once, no suspension: R-ASYNC-1) or
 // finds the waiter queued and completes it; R-ASYNC-3: resumed once.
 
-struct async_recv_case {
-    event_case what;
-    bool close_variant;
-};
-
-constexpr async_recv_case async_recv_case_of(wake_event e) {
-    using enum wake_event;
-    switch (e) {
-    // A send: the message, never `closed` (it was sent before any close).
-    case message_queued: return {runs_as("an async recv queued on empty vs a send: completed once with the message"), true};
-    // close() marks the receive list (close_locked): `closed` (R-CLOSE-6).
-    case closed: return {runs_as("close completes a queued async recv with closed"), false};
-    // The last sender destroyed closes (R-CLOSE-2): `closed`.
-    case last_sender_left: return {runs_as("the last sender gone closes and completes a queued async recv"), false};
-    case slot_freed:
-    case receiver_left:
-    case receiver_left_freeing_several:
-    case last_active_receiver_left:
-    case capacity_grown:
-    case overflow_on:
-    case await_active_off:
-    case receiver_activated: return {not_run("wakes senders only"), false};
-    case last_receiver_left:
-    case last_inactive_receiver_left:
-        return {not_run("cannot happen: the queued receive's receiver is an active receiver"), false};
-    }
-    return {not_run("not reached"), false};
-}
-
 template <wake_event E, int V>
 struct async_recv_vs_event : scenario<async_recv_vs_event<E, V>, plain_primitives, 2, expect(V)> {
-    static constexpr async_recv_case this_case = async_recv_case_of(E);
-    static_assert(this_case.what.runs, "async_recv_case_of() says this event does not run against a queued receive");
-    static_assert(woken_by(E).receivers);
-    static constexpr const char* description = this_case.what.description;
+    static constexpr receiver_wake_case this_case = receiver_wake_case_of(E); // wake_event.hpp
+    static_assert(this_case.queued.runs, "receiver_wake_case_of() says this event does not run against a queued receive");
+    static constexpr const char* description = this_case.queued.description;
     static constexpr bool has_close_variant = this_case.close_variant;
 
     recv_node w;
@@ -90,7 +60,7 @@ struct async_recv_vs_event : scenario<async_recv_vs_event<E, V>, plain_primitive
             if (this_case.close_variant && (V & CLOSE)) this->close(1, 0);
         }
     }
-    void event() { make_receiver_wake_event<E>(*this); }
+    void event() { make_receiver_wake_event<E>(*this); } // asserts that E wakes receivers
     void after() {
         if constexpr (E == wake_event::message_queued) {
             RL_ASSERT(got == (outcome{0, 7, 0})); // sent before any close: the message, never `closed`
@@ -104,9 +74,11 @@ struct async_recv_vs_event : scenario<async_recv_vs_event<E, V>, plain_primitive
         }
     }
 };
-template <int V> using async_recv_vs_send = async_recv_vs_event<wake_event::message_queued, V>;
-template <int V> using async_recv_vs_close = async_recv_vs_event<wake_event::closed, V>;
-template <int V> using async_recv_vs_last_sender_drop = async_recv_vs_event<wake_event::last_sender_left, V>;
+// The run against event E, as scenarios.def names it: async_recv_vs<E>::scenario.
+template <wake_event E>
+struct async_recv_vs {
+    template <int V> using scenario = async_recv_vs_event<E, V>;
+};
 
 // ---- one async send queued vs one event --------------------------------------
 // An async send waiting (full, or no active receiver with await_active) vs
@@ -198,13 +170,11 @@ struct async_send_vs_event : scenario<async_send_vs_event<E, V>, plain_primitive
         this->drain_all(), this->finish();
     }
 };
-template <int V> using async_send_vs_recv = async_send_vs_event<wake_event::slot_freed, V>;
-template <int V> using async_send_vs_close = async_send_vs_event<wake_event::closed, V>;
-template <int V> using async_send_vs_last_receiver_drop = async_send_vs_event<wake_event::last_receiver_left, V>;
-template <int V> using async_send_vs_await_active_off = async_send_vs_event<wake_event::await_active_off, V>;
-template <int V> using async_send_vs_grow = async_send_vs_event<wake_event::capacity_grown, V>;
-template <int V> using async_send_vs_overflow_on = async_send_vs_event<wake_event::overflow_on, V>;
-template <int V> using async_send_vs_activate = async_send_vs_event<wake_event::receiver_activated, V>;
+// The run against event E, as scenarios.def names it: async_send_vs<E>::scenario.
+template <wake_event E>
+struct async_send_vs {
+    template <int V> using scenario = async_send_vs_event<E, V>;
+};
 
 // ---- several waiters, cancellation, both mechanisms --------------------------
 
@@ -212,21 +182,13 @@ template <int V> using async_send_vs_activate = async_send_vs_event<wake_event::
 // async receiver is served by each message, so settling the receive list
 // must try all of them, not stop at the first it completes.
 template <int V>
-struct two_async_recvs_vs_send : scenario<two_async_recvs_vs_send<V>, plain_primitives, 3, expect(V)> {
+struct two_async_recvs_vs_send : two_waiters_vs_event<two_async_recvs_vs_send<V>, V> {
     static constexpr const char* description = "every queued async recv is served by each message";
-    static constexpr bool has_close_variant = true;
     recv_node w[2];
     outcome got[2];
     void before() { this->open(1), this->new_receiver(-1, 0, 2); }
-    void thread(unsigned t) {
-        if (t < 2) {
-            got[t] = this->async_recv(int(t), 1 + int(t), w[t]);
-        } else {
-            until<V>(threads_waiting >= 2);
-            this->try_send(2, 0, 7);
-            if (V & CLOSE) this->close(2, 0);
-        }
-    }
+    void waiter(int t) { got[t] = this->async_recv(t, 1 + t, w[t]); }
+    void event() { this->try_send(2, 0, 7); }
     void after() {
         for (int i = 0; i < 2; ++i) {
             RL_ASSERT(got[i] == (outcome{0, 7, 0}));
@@ -338,25 +300,14 @@ struct two_async_senders_vs_freed_slot : scenario<two_async_senders_vs_freed_slo
 // then wait again, not hang, and the next slot must reach it (R-WAKE-1,
 // R-ASYNC-2). No close in the plain variant: it would mask a lost wakeup.
 template <int V>
-struct mixed_senders_vs_freed_slots : scenario<mixed_senders_vs_freed_slots<V>, plain_primitives, 3, expect(V)> {
+struct mixed_senders_vs_freed_slots : two_waiters_vs_event<mixed_senders_vs_freed_slots<V>, V> {
     static constexpr const char* description =
         "a blocking and an async sender on full, two slots freed: neither is left waiting";
-    static constexpr bool has_close_variant = true;
     send_node w;
     outcome got[2];
     void before() { this->open(1), this->try_send(-1, 0, 100); }
-    void thread(unsigned t) {
-        if (t == 0) {
-            got[0] = this->send(0, 0, 101);
-        } else if (t == 1) {
-            got[1] = this->async_send(1, 0, w, 102);
-        } else {
-            until<V>(threads_waiting >= 2);
-            this->recv(2, 1);
-            this->recv(2, 1);
-            if (V & CLOSE) this->close(2, 0);
-        }
-    }
+    void waiter(int t) { got[t] = t == 0 ? this->send(0, 0, 101) : this->async_send(1, 0, w, 102); }
+    void event() { this->recv(2, 1), this->recv(2, 1); }
     void after() {
         RL_ASSERT(sent_or_handed_back(got[0], 101, V, false) && sent_or_handed_back(got[1], 102, V, false));
         if (!(V & CLOSE)) RL_ASSERT(got[0].code == 0 && got[1].code == 0);

@@ -151,43 +151,12 @@ template <int V> using last_inactive_drop_vs_sender = blocked_send_vs_event<wake
 // A receiver blocks on an empty channel (thread 0); the other thread waits
 // until it is waiting, then does the event.
 
-struct blocked_recv_case {
-    event_case what;
-    bool close_variant;
-    int threads; // the close case adds a thread that reads is_closed()
-};
-
-constexpr blocked_recv_case blocked_recv_case_of(wake_event e) {
-    using enum wake_event;
-    switch (e) {
-    // A send must wake it.
-    case message_queued: return {runs_as("a send must wake a blocked receiver"), true, 2};
-    // close() must wake it, while a third thread queries is_closed(): the
-    // closed flag is read only under the lock.
-    case closed: return {runs_as("close must wake blocked receivers; is_closed() read races nothing"), false, 3};
-    // The last sender destroyed closes the channel (R-CLOSE-2) and must wake it.
-    case last_sender_left: return {runs_as("dropping the last sender closes and must wake the receiver"), false, 2};
-    case slot_freed:
-    case receiver_left:
-    case receiver_left_freeing_several:
-    case last_active_receiver_left:
-    case capacity_grown:
-    case overflow_on:
-    case await_active_off:
-    case receiver_activated: return {not_run("wakes senders only"), false, 2};
-    case last_receiver_left:
-    case last_inactive_receiver_left:
-        return {not_run("cannot happen: the blocked receiver is an active receiver"), false, 2};
-    }
-    return {not_run("not reached"), false, 2};
-}
-
 template <wake_event E, int V, class On = on_reference>
-struct blocked_recv_vs_event : On::template harness<blocked_recv_vs_event<E, V, On>, blocked_recv_case_of(E).threads, expect(V)> {
-    static constexpr blocked_recv_case this_case = blocked_recv_case_of(E);
-    static_assert(this_case.what.runs, "blocked_recv_case_of() says this event does not run against a blocked receiver");
-    static_assert(woken_by(E).receivers);
-    static constexpr const char* description = this_case.what.description;
+struct blocked_recv_vs_event
+    : On::template harness<blocked_recv_vs_event<E, V, On>, receiver_wake_case_of(E).blocked_threads, expect(V)> {
+    static constexpr receiver_wake_case this_case = receiver_wake_case_of(E); // wake_event.hpp
+    static_assert(this_case.blocked.runs, "receiver_wake_case_of() says this event does not run against a blocked receiver");
+    static constexpr const char* description = this_case.blocked.description;
     static constexpr bool has_close_variant = this_case.close_variant;
 
     void before() { this->open(1); }
@@ -202,7 +171,7 @@ struct blocked_recv_vs_event : On::template harness<blocked_recv_vs_event<E, V, 
             static_cast<void>(this->tx[0]->is_closed());
         }
     }
-    void event() { make_receiver_wake_event<E>(*this); }
+    void event() { make_receiver_wake_event<E>(*this); } // asserts that E wakes receivers
 };
 template <int V> using recv_blocked_vs_send = blocked_recv_vs_event<wake_event::message_queued, V>;
 template <int V> using recv_blocked_vs_close = blocked_recv_vs_event<wake_event::closed, V>;
@@ -210,10 +179,14 @@ template <int V> using recv_blocked_vs_last_sender_drop = blocked_recv_vs_event<
 
 // The same rows on bcast::fast (scenarios.def: fast_wake_senders,
 // fast_wake_receivers): the blocking rows only, as it has no async calls (P-FAST-5).
-template <wake_event E, class Primitives = fast_release_primitives>
-struct on_fast_channel {
-    template <int V> using blocked_send = blocked_send_vs_event<E, V, on_fast<Primitives>>;
-    template <int V> using blocked_recv = blocked_recv_vs_event<E, V, on_fast<Primitives>>;
+// Named as the wakeup table's on bcast::fast are: fast_ and the template's name.
+template <wake_event E>
+struct fast_blocked_send_vs_event {
+    template <int V> using scenario = blocked_send_vs_event<E, V, on_fast<>>;
+};
+template <wake_event E>
+struct fast_blocked_recv_vs_event {
+    template <int V> using scenario = blocked_recv_vs_event<E, V, on_fast<>>;
 };
 
 // ---- several waiters ---------------------------------------------------------
@@ -221,19 +194,13 @@ struct on_fast_channel {
 // Two senders blocked on a full channel, one receiver draining: each freed
 // slot must reach a sender; nothing lost, each sender's order kept.
 template <int V>
-struct two_senders_full : scenario<two_senders_full<V>, plain_primitives, 3, expect(V)> {
+struct two_senders_full : two_waiters_vs_event<two_senders_full<V>, V> {
     static constexpr const char* description =
         "two blocked senders, one drainer: each freed slot must reach a sender, order kept";
-    static constexpr bool has_close_variant = true;
     void before() { this->open(1), this->try_send(-1, 0, 100); }
-    void thread(unsigned t) {
-        if (t < 2) {
-            this->send(int(t), 0, 101 + int(t));
-        } else {
-            until<V>(threads_waiting >= 2);
-            for (int i = 0; i < 3; ++i) this->recv(2, 1);
-            if (V & CLOSE) this->close(2, 0);
-        }
+    void waiter(int t) { this->send(t, 0, 101 + t); }
+    void event() {
+        for (int i = 0; i < 3; ++i) this->recv(2, 1);
     }
 };
 
@@ -261,19 +228,11 @@ struct two_by_two : scenario<two_by_two<V>, plain_primitives, 4, expect(V)> {
 // Two receivers blocked vs one send: EVERY waiting receiver wants the
 // message, so the send must notify all (notify_one strands one).
 template <int V>
-struct two_receivers_blocked_vs_send : scenario<two_receivers_blocked_vs_send<V>, plain_primitives, 3, expect(V)> {
+struct two_receivers_blocked_vs_send : two_waiters_vs_event<two_receivers_blocked_vs_send<V>, V> {
     static constexpr const char* description = "every waiting receiver wants each message: notify_all, not notify_one";
-    static constexpr bool has_close_variant = true;
     void before() { this->open(2), this->new_receiver(-1, 0, 2); }
-    void thread(unsigned t) {
-        if (t < 2) {
-            this->recv(int(t), 1 + int(t));
-        } else {
-            until<V>(threads_waiting >= 2);
-            this->try_send(2, 0, 7);
-            if (V & CLOSE) this->close(2, 0);
-        }
-    }
+    void waiter(int t) { this->recv(t, 1 + t); }
+    void event() { this->try_send(2, 0, 7); }
 };
 
 // The last ACTIVE receiver destroyed (an inactive one keeps the channel
@@ -281,10 +240,9 @@ struct two_receivers_blocked_vs_send : scenario<two_receivers_blocked_vs_send<V>
 //  is freed, but BOTH senders' answer changes (full -> inactive), so both
 //  must be woken (the lost wakeup fixed in 55aac32).
 template <int V>
-struct last_active_drop_vs_two_senders : scenario<last_active_drop_vs_two_senders<V>, plain_primitives, 3, expect(V)> {
+struct last_active_drop_vs_two_senders : two_waiters_vs_event<last_active_drop_vs_two_senders<V>, V> {
     static constexpr const char* description =
         "last active receiver gone, inactive one left: both blocked senders must see inactive";
-    static constexpr bool has_close_variant = true;
     void before() {
         this->open(1);
         this->clone_receiver(-1, 1, 2);
@@ -292,15 +250,8 @@ struct last_active_drop_vs_two_senders : scenario<last_active_drop_vs_two_sender
         this->set_await_active(-1, 0, false);
         this->try_send(-1, 0, 100);
     }
-    void thread(unsigned t) {
-        if (t < 2) {
-            this->send(int(t), 0, 101 + int(t));
-        } else {
-            until<V>(threads_waiting >= 2);
-            this->drop_receiver(2, 1);
-            if (V & CLOSE) this->close(2, 0);
-        }
-    }
+    void waiter(int t) { this->send(t, 0, 101 + t); }
+    void event() { this->drop_receiver(2, 1); }
 };
 
 // ---- timeouts ------------------------------------------------------------------

@@ -52,14 +52,7 @@ using model_store_release_mutex_symmetric =
     bcast::fast::detail::store_release_mutex<futex_model_ops, bcast::fast::detail::symmetric_fences>;
 
 template <class PositionPolicy = bcast::fast::default_position, class FencePolicy = model_asymmetric_fences>
-struct fast_relacy_primitives {
-    using mutex = bcast_rl::mutex;
-    using unique_lock = bcast_rl::unique_lock;
-    template <class U>
-    using atomic = bcast_rl::atomic<U>;
-    template <class U>
-    using var = bcast_rl::var<U>;
-    using position = typename PositionPolicy::template type<fast_relacy_primitives>;
+struct fast_relacy_primitives : relacy_shared_primitives<PositionPolicy> {
     using wait_word = futex_word<std::uint32_t>;
     using fences = FencePolicy;
 

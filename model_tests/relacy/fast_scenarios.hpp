@@ -29,26 +29,37 @@ constexpr int send_full_code = 1 + int(bcast::send_errc::full);
 
 // ---- no one sleeps -------------------------------------------------------------
 
+// The shape of most scenarios below: thread 0 makes the scenario's
+// sender_thread() calls (through sender 0), and thread r (1, 2, ...) reads
+// receiver r: reads<N...> lists how many try_recv()s each of them makes.
+template <int... N>
+struct reads {
+    static constexpr int readers = sizeof...(N);
+    static constexpr int per_reader[] = {N...};
+};
+template <class Derived, class Reads, class Primitives = fast_release_primitives, rl::test_result_e Expected = rl::test_result_success>
+struct fast_sender_vs_readers : fast_scenario<Derived, Primitives, 1 + Reads::readers, Expected> {
+    void thread(unsigned t) {
+        if (t == 0) return static_cast<Derived&>(*this).sender_thread();
+        for (int k = 0; k < Reads::per_reader[t - 1]; ++k) this->try_recv(int(t), int(t));
+    }
+};
+
 // A sender and a receiver on one slot: the stamp publishes the message and its
 // words; the second send is gated on the receiver's position.
 template <class Primitives>
-struct fast_one_slot : fast_scenario<fast_one_slot<Primitives>, Primitives, 2> {
+struct fast_one_slot : fast_sender_vs_readers<fast_one_slot<Primitives>, reads<2>, Primitives> {
     static constexpr const char* description = "cap 1: two sends vs two receives on one slot: publish, copy, gate";
     void before() { this->open(1); }
-    void thread(unsigned t) {
-        if (t == 0) {
-            this->try_send(0, 0, 1);
-            this->try_send(0, 0, 2); // full unless the receiver has moved past 1
-        } else {
-            this->try_recv(1, 1);
-            this->try_recv(1, 1);
-        }
+    void sender_thread() {
+        this->try_send(0, 0, 1);
+        this->try_send(0, 0, 2); // full unless the receiver has moved past 1
     }
 };
 
 // The ring wraps: cap 2 on 2 slots, with messages 3 and 4 written into the
 // slots of 1 and 2 while the receiver reads them.
-struct fast_ring_wrap : fast_scenario<fast_ring_wrap, fast_release_primitives, 2> {
+struct fast_ring_wrap : fast_sender_vs_readers<fast_ring_wrap, reads<3>> {
     static constexpr const char* description = "cap 2: sends wrap onto slots a receiver reads: stamps tell old from new";
     void before() {
         open(2);
@@ -56,18 +67,14 @@ struct fast_ring_wrap : fast_scenario<fast_ring_wrap, fast_release_primitives, 2
         try_send(before_thread, 0, 2);
         try_recv(before_thread, 1); // the receiver at 1; slot 0 is free for message 3
     }
-    void thread(unsigned t) {
-        if (t == 0) {
-            try_send(0, 0, 3);
-            try_send(0, 0, 4); // into slot 1, still message 2's: full unless the receiver read it
-        } else {
-            for (int k = 0; k < 3; ++k) try_recv(1, 1);
-        }
+    void sender_thread() {
+        try_send(0, 0, 3);
+        try_send(0, 0, 4); // into slot 1, still message 2's: full unless the receiver read it
     }
 };
 
 // Two receivers at different positions: the slower one gates the sender.
-struct fast_two_positions : fast_scenario<fast_two_positions, fast_release_primitives, 3> {
+struct fast_two_positions : fast_sender_vs_readers<fast_two_positions, reads<1, 2>> {
     static constexpr const char* description = "cap 2, receivers at 1 and 0: the sender gates on the slower, both read all";
     void before() {
         open(2);
@@ -75,27 +82,16 @@ struct fast_two_positions : fast_scenario<fast_two_positions, fast_release_primi
         clone_receiver(before_thread, 1, 2);
         try_recv(before_thread, 1); // receiver 1 at position 1, receiver 2 at 0
     }
-    void thread(unsigned t) {
-        if (t == 0) {
-            try_send(0, 0, 2);
-            try_send(0, 0, 3); // needs receiver 2 to have moved
-        } else if (t == 1) {
-            try_recv(1, 1);
-        } else {
-            try_recv(2, 2);
-            try_recv(2, 2);
-        }
+    void sender_thread() {
+        try_send(0, 0, 2);
+        try_send(0, 0, 3); // needs receiver 2 to have moved
     }
 };
 
 // Two senders race for the last free slot while the receiver frees another.
 struct fast_two_senders_last_slot : fast_scenario<fast_two_senders_last_slot, fast_release_primitives, 3> {
     static constexpr const char* description = "cap 2, one slot free: two senders race for it while a receiver frees one";
-    void before() {
-        open(2);
-        try_send(before_thread, 0, 1);
-        clone_sender(before_thread, 0, 2);
-    }
+    void before() { open(2), try_send(before_thread, 0, 1), clone_sender(before_thread, 0, 2); }
     void thread(unsigned t) {
         if (t == 0) try_send(0, 0, 2);
         else if (t == 1) try_send(1, 2, 3);
@@ -117,21 +113,16 @@ struct fast_two_senders_last_slot : fast_scenario<fast_two_senders_last_slot, fa
 // of message 1 (cap 1 on 2 slots) while the receiver may still be copying it.
 // The copy is validated (the seqlock): never a torn or a newer value.
 template <class Primitives>
-struct fast_evict_vs_read : fast_scenario<fast_evict_vs_read<Primitives>, Primitives, 2> {
+struct fast_evict_vs_read : fast_sender_vs_readers<fast_evict_vs_read<Primitives>, reads<2>, Primitives> {
     static constexpr const char* description = "cap 1, overflow: two evictions, one overwriting the slot being copied";
     void before() {
         this->open(1);
         this->set_overflow(this->before_thread, 0, true);
         this->try_send(this->before_thread, 0, 1);
     }
-    void thread(unsigned t) {
-        if (t == 0) {
-            this->try_send(0, 0, 2); // evicts 1
-            this->try_send(0, 0, 3); // evicts 2, overwrites message 1's slot
-        } else {
-            this->try_recv(1, 1);
-            this->try_recv(1, 1);
-        }
+    void sender_thread() {
+        this->try_send(0, 0, 2); // evicts 1
+        this->try_send(0, 0, 3); // evicts 2, overwrites message 1's slot
     }
     void after() {
         this->drain_all();
@@ -154,7 +145,7 @@ struct fast_evict_vs_read : fast_scenario<fast_evict_vs_read<Primitives>, Primit
 // first version's order, [S1] after [S4], did it; recorded histories found it
 // with three threads, which the two-thread scenarios cannot show). And a
 // receiver that saw the eviction must then find the new message, not `empty`.
-struct fast_evict_vs_two_reads : fast_scenario<fast_evict_vs_two_reads, fast_release_primitives, 3> {
+struct fast_evict_vs_two_reads : fast_sender_vs_readers<fast_evict_vs_two_reads, reads<1, 2>> {
     static constexpr const char* description = "cap 1, overflow: an eviction vs a reader at the tail and one at the evicted";
     void before() {
         open(1);
@@ -163,20 +154,11 @@ struct fast_evict_vs_two_reads : fast_scenario<fast_evict_vs_two_reads, fast_rel
         try_send(before_thread, 0, 1);
         try_recv(before_thread, 1); // receiver 1 at the tail, receiver 2 at message 1
     }
-    void thread(unsigned t) {
-        if (t == 0) {
-            try_send(0, 0, 2); // evicts 1: receiver 2 still holds it
-        } else if (t == 1) {
-            try_recv(1, 1);
-        } else {
-            try_recv(2, 2);
-            try_recv(2, 2);
-        }
-    }
+    void sender_thread() { try_send(0, 0, 2); } // evicts 1: receiver 2 still holds it
 };
 
 // Overflow on two slots: two evictions race two reads.
-struct fast_evict_two_slots : fast_scenario<fast_evict_two_slots, fast_release_primitives, 2> {
+struct fast_evict_two_slots : fast_sender_vs_readers<fast_evict_two_slots, reads<2>> {
     static constexpr const char* description = "cap 2, overflow: two evicting sends vs two reads: exact overflowed counts";
     void before() {
         open(2);
@@ -184,15 +166,7 @@ struct fast_evict_two_slots : fast_scenario<fast_evict_two_slots, fast_release_p
         try_send(before_thread, 0, 1);
         try_send(before_thread, 0, 2);
     }
-    void thread(unsigned t) {
-        if (t == 0) {
-            try_send(0, 0, 3);
-            try_send(0, 0, 4);
-        } else {
-            try_recv(1, 1);
-            try_recv(1, 1);
-        }
-    }
+    void sender_thread() { try_send(0, 0, 3), try_send(0, 0, 4); }
 };
 
 // A receiver copy racing a send and the original's own receive: the copy
@@ -200,10 +174,7 @@ struct fast_evict_two_slots : fast_scenario<fast_evict_two_slots, fast_release_p
 // counts it from then on (F1).
 struct fast_copy_vs_send : fast_scenario<fast_copy_vs_send, fast_release_primitives, 3> {
     static constexpr const char* description = "cap 1: a receiver copy races a send and the original's receive";
-    void before() {
-        open(1);
-        try_send(before_thread, 0, 1);
-    }
+    void before() { open(1), try_send(before_thread, 0, 1); }
     void thread(unsigned t) {
         if (t == 0) {
             try_send(0, 0, 2);
@@ -218,54 +189,24 @@ struct fast_copy_vs_send : fast_scenario<fast_copy_vs_send, fast_release_primiti
 
 // A close racing a read: a receiver that finds nothing answers `closed` only
 // if every message sent before the close was read (R-CLOSE-5).
-struct fast_close_vs_read : fast_scenario<fast_close_vs_read, fast_release_primitives, 2> {
+struct fast_close_vs_read : fast_sender_vs_readers<fast_close_vs_read, reads<2>> {
     static constexpr const char* description = "a send then a close vs a receive: closed only once drained";
     void before() { open(1); }
-    void thread(unsigned t) {
-        if (t == 0) {
-            try_send(0, 0, 1);
-            close(0, 0);
-        } else {
-            try_recv(1, 1);
-            try_recv(1, 1);
-        }
-    }
+    void sender_thread() { try_send(0, 0, 1), close(0, 0); }
 };
 
 // set_capacity shrinking under a reader: the dropped oldest is reported once.
-struct fast_shrink_vs_read : fast_scenario<fast_shrink_vs_read, fast_release_primitives, 2> {
+struct fast_shrink_vs_read : fast_sender_vs_readers<fast_shrink_vs_read, reads<2>> {
     static constexpr const char* description = "cap 2 -> 1 under a reader: the dropped message is an overflow, once";
-    void before() {
-        open(2);
-        try_send(before_thread, 0, 1);
-        try_send(before_thread, 0, 2);
-    }
-    void thread(unsigned t) {
-        if (t == 0) {
-            set_capacity(0, 0, 1);
-        } else {
-            try_recv(1, 1);
-            try_recv(1, 1);
-        }
-    }
+    void before() { open(2), try_send(before_thread, 0, 1), try_send(before_thread, 0, 2); }
+    void sender_thread() { set_capacity(0, 0, 1); }
 };
 
 // set_capacity growing past the slots (a new ring) while a receiver reads the old one.
-struct fast_grow_vs_read : fast_scenario<fast_grow_vs_read, fast_release_primitives, 2> {
+struct fast_grow_vs_read : fast_sender_vs_readers<fast_grow_vs_read, reads<2>> {
     static constexpr const char* description = "cap 1 -> 3 (a new ring) and a send, vs a receiver on the old ring";
-    void before() {
-        open(1);
-        try_send(before_thread, 0, 1);
-    }
-    void thread(unsigned t) {
-        if (t == 0) {
-            set_capacity(0, 0, 3);
-            try_send(0, 0, 2);
-        } else {
-            try_recv(1, 1);
-            try_recv(1, 1);
-        }
-    }
+    void before() { open(1), try_send(before_thread, 0, 1); }
+    void sender_thread() { set_capacity(0, 0, 3), try_send(0, 0, 2); }
 };
 
 // The position question in this design (docs/position-design.md): a sender
@@ -273,16 +214,10 @@ struct fast_grow_vs_read : fast_scenario<fast_grow_vs_read, fast_release_primiti
 // a plain integer Relacy must report the DATA RACE (Expected); with an atomic
 // of any order the run is clean.
 template <class Primitives, rl::test_result_e Expected>
-struct fast_position : fast_scenario<fast_position<Primitives, Expected>, Primitives, 2, Expected> {
+struct fast_position : fast_sender_vs_readers<fast_position<Primitives, Expected>, reads<1>, Primitives, Expected> {
     static constexpr const char* description = "cap 1, full: the sender's gate reads the position the receiver writes";
-    void before() {
-        this->open(1);
-        this->try_send(this->before_thread, 0, 1);
-    }
-    void thread(unsigned t) {
-        if (t == 0) this->try_send(0, 0, 2); // looks full: scans the receiver's position
-        else this->try_recv(1, 1);           // writes it
-    }
+    void before() { this->open(1), this->try_send(this->before_thread, 0, 1); }
+    void sender_thread() { this->try_send(0, 0, 2); } // looks full: scans the receiver's position, which the read writes
 };
 
 // ---- sleepers (variants: CLOSE, UNTIL; harness.hpp) ---------------------------------
@@ -341,10 +276,7 @@ struct fast_gate_on_slowest : fast_scenario<fast_gate_on_slowest<V>, fast_releas
 // Timed calls racing their events: a timeout re-checks once (R-SEND-4, R-RECV-5).
 struct fast_timed_calls : fast_scenario<fast_timed_calls, fast_release_primitives, 2> {
     static constexpr const char* description = "cap 1: a timed send and a timed receive race each other's events";
-    void before() {
-        open(1);
-        try_send(before_thread, 0, 1);
-    }
+    void before() { open(1), try_send(before_thread, 0, 1); }
     void thread(unsigned t) {
         if (t == 0) send_timed(0, 0, 2);
         else recv_timed(1, 1), recv_timed(1, 1);

@@ -335,4 +335,20 @@ struct scenario : rl::test_suite<Derived, Threads, Expected>,
     void after() { finish(); }
 };
 
+// The shape of the two-waiter scenarios (blocking_scenarios.hpp,
+// async_scenarios.hpp): threads 0 and 1 wait (the scenario's waiter(t));
+// thread 2 goes on once both wait, makes the scenario's event(), which must
+// let both through, and closes in the +close variant.
+template <class Derived, int V>
+struct two_waiters_vs_event : scenario<Derived, plain_primitives, 3, expect(V)> {
+    static constexpr bool has_close_variant = true;
+    void thread(unsigned t) {
+        auto& self = static_cast<Derived&>(*this);
+        if (t < 2) return self.waiter(int(t));
+        until<V>(threads_waiting >= 2);
+        self.event();
+        if (V & CLOSE) this->close(2, 0);
+    }
+};
+
 } // namespace bcast_rl

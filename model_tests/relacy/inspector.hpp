@@ -16,85 +16,33 @@ namespace bcast::detail {
 
 struct state_inspector {
     // ---- channel_state: the queue, counters and flags the invariants use ----
-    template <class State>
-    static bool lock_held(const State& state) {
-        return state.mutex_.held();
-    }
-    template <class State>
-    static const auto& ring(const State& state) {
-        return state.ring_;
-    }
-    template <class State>
-    static std::uint64_t head_position(const State& state) {
-        return state.head_pos_.get();
-    }
-    template <class State>
-    static std::size_t capacity(const State& state) {
-        return state.capacity_.get();
-    }
-    template <class State>
-    static std::size_t active_receivers(const State& state) {
-        return state.receiver_count_.get();
-    }
-    template <class State>
-    static bool closed(const State& state) {
-        return state.closed_.get();
-    }
-    template <class State>
-    static bool overflow(const State& state) {
-        return state.overflow_.get();
-    }
-    template <class State>
-    static bool await_active(const State& state) {
-        return state.await_active_.get();
-    }
+    static bool lock_held(const auto& state) { return state.mutex_.held(); }
+    static const auto& ring(const auto& state) { return state.ring_; }
+    static std::uint64_t head_position(const auto& state) { return state.head_pos_.get(); }
+    static std::size_t capacity(const auto& state) { return state.capacity_.get(); }
+    static std::size_t active_receivers(const auto& state) { return state.receiver_count_.get(); }
+    static bool closed(const auto& state) { return state.closed_.get(); }
+    static bool overflow(const auto& state) { return state.overflow_.get(); }
+    static bool await_active(const auto& state) { return state.await_active_.get(); }
     // Threads the channel counts as inside a condition-variable wait.
-    template <class State>
-    static std::size_t counted_waiting_threads(const State& state) {
+    static std::size_t counted_waiting_threads(const auto& state) {
         return state.waiting_senders_.get() + state.waiting_receivers_.get();
     }
 
     // ---- channel_state: the async waiter lists (R-ASYNC-2) ----
-    template <class State>
-    static const waiter* first_queued_receive(const State& state) {
-        return state.recv_waiters_.front();
-    }
-    template <class State>
-    static const waiter* first_queued_send(const State& state) {
-        return state.send_waiters_.front();
-    }
+    static const waiter* first_queued_receive(const auto& state) { return state.recv_waiters_.front(); }
+    static const waiter* first_queued_send(const auto& state) { return state.send_waiters_.front(); }
     // The "settle me" marks and the resume batch: both must be empty whenever
     // the lock is free.
-    template <class State>
-    static unsigned async_marks(const State& state) {
-        return state.async_marks_.get();
-    }
-    template <class State>
-    static bool completed_waiters_pending(const State& state) {
-        return !state.completed_waiters_.empty();
-    }
+    static unsigned async_marks(const auto& state) { return state.async_marks_.get(); }
+    static bool completed_waiters_pending(const auto& state) { return !state.completed_waiters_.empty(); }
 
     // ---- bcast::fast's channel_state: the lock holder's fields (fast_harness.hpp) ----
-    template <class State>
-    static std::uint64_t fast_tail(const State& state) {
-        return state.tail_.get();
-    }
-    template <class State>
-    static std::uint64_t fast_evict_head(const State& state) {
-        return state.evict_head_value_.get();
-    }
-    template <class State>
-    static std::uint64_t fast_cached_min(const State& state) {
-        return state.cached_min_.get();
-    }
-    template <class State>
-    static std::size_t fast_slot_count(const State& state) {
-        return state.rings_.back()->slot_count();
-    }
-    template <class State>
-    static bool fast_closed(const State& state) {
-        return state.closed_flag_.get();
-    }
+    static std::uint64_t fast_tail(const auto& state) { return state.tail_.get(); }
+    static std::uint64_t fast_evict_head(const auto& state) { return state.evict_head_value_.get(); }
+    static std::uint64_t fast_cached_min(const auto& state) { return state.cached_min_.get(); }
+    static std::size_t fast_slot_count(const auto& state) { return state.rings_.back()->slot_count(); }
+    static bool fast_closed(const auto& state) { return state.closed_flag_.get(); }
 
     // ---- receiver: where an async receive reads and advances the position ----
     template <class T, class Primitives>

@@ -72,13 +72,8 @@ struct receiver_copy_vs_send : scenario<receiver_copy_vs_send, plain_primitives,
     static constexpr const char* description = "a copy starts where the original is and owes the same messages";
     void before() { open(2), try_send(-1, 0, 100); }
     void thread(unsigned t) {
-        if (t == 0) {
-            try_send(0, 0, 101);
-        } else {
-            clone_receiver(1, 1, 2);
-            try_recv(1, 2);
-            try_recv(1, 2);
-        }
+        if (t == 0) try_send(0, 0, 101);
+        else clone_receiver(1, 1, 2), try_recv(1, 2), try_recv(1, 2);
     }
     void after() { drain_all(), finish(); }
 };
@@ -89,12 +84,8 @@ struct new_receiver_vs_send : scenario<new_receiver_vs_send, plain_primitives, 2
     static constexpr const char* description = "new_receiver starts exactly at the tail";
     void before() { open(2), try_send(-1, 0, 100); }
     void thread(unsigned t) {
-        if (t == 0) {
-            try_send(0, 0, 101);
-        } else {
-            new_receiver(1, 0, 2);
-            try_recv(1, 2);
-        }
+        if (t == 0) try_send(0, 0, 101);
+        else new_receiver(1, 0, 2), try_recv(1, 2);
     }
     void after() { drain_all(), finish(); }
 };

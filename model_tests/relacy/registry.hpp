@@ -82,7 +82,7 @@ struct settings {
     unsigned fast_bound;
     long fast_random_iterations;
     // bcast::fast with three threads, two of them waiting (the wakeup table's two-waiter and
-    // timed_2 cells, fast_wake_*): one preemption less again; at fast_bound one such cell took
+    // timed_2 cells, fast_wake_*): one preemption less than fast_bound, at which one such cell took
     // 19 s (fast_wake_senders/receiver_dropped_frees_one/blocking_2, 2 cores), and there are dozens.
     unsigned fast_bound_3_threads;
     // And with two timed waiters among the three (timed_2): one less again (bound 0 by default, so

@@ -225,16 +225,23 @@ private:
     rl::var<U> v_;
 };
 
-template <class PositionPolicy = bcast::plain_position>
-struct relacy_primitives {
+// What the reference's primitive set (below) and bcast::fast's
+// (fast_relacy_primitives, fast_primitives.hpp) share: Relacy's mutex, the
+// atomic and var above, and the position policy's position built on them.
+template <class PositionPolicy>
+struct relacy_shared_primitives {
     using mutex = bcast_rl::mutex;
     using unique_lock = bcast_rl::unique_lock;
-    using condition_variable = bcast_rl::condition_variable;
     template <class U>
     using atomic = bcast_rl::atomic<U>;
     template <class U>
     using var = bcast_rl::var<U>;
-    using position = typename PositionPolicy::template type<relacy_primitives>;
+    using position = typename PositionPolicy::template type<relacy_shared_primitives>;
+};
+
+template <class PositionPolicy = bcast::plain_position>
+struct relacy_primitives : relacy_shared_primitives<PositionPolicy> {
+    using condition_variable = bcast_rl::condition_variable;
 };
 
 using plain_primitives = relacy_primitives<bcast::plain_position>;

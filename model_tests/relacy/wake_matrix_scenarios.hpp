@@ -47,11 +47,39 @@ enum class waiters_are { blocking,
                          async,
                          timed };
 
-struct no_nodes {};
-template <class Node, int N>
-struct node_array {
-    Node at[N];
-};
+// An async waiter's node (harness.hpp); a blocking or timed waiter has none.
+struct no_node {};
+template <waiters_are K, class Node>
+using node_if_async = std::conditional_t<K == waiters_are::async, Node, no_node>;
+
+// A waiter's call, as K makes it: an async operation on its node, a timed
+// call (its deadline in model time) or a blocking one.
+template <waiters_are K, class Scenario, class Node>
+outcome send_as(Scenario& s, int t, Node& node, int v) {
+    if constexpr (K == waiters_are::async) return s.async_send(t, 0, node, v);
+    else if constexpr (K == waiters_are::timed) return s.send_timed(t, 0, v);
+    else return s.send(t, 0, v);
+}
+template <waiters_are K, class Scenario, class Node>
+outcome recv_as(Scenario& s, int t, int h, Node& node) {
+    if constexpr (K == waiters_are::async) return s.async_recv(t, h, node);
+    else if constexpr (K == waiters_are::timed) return s.recv_timed(t, h);
+    else return s.recv(t, h);
+}
+
+// R-ASYNC-3 for an async waiter's node: resumed once; nothing to check without one.
+template <class Scenario, class Node>
+void check_resumed_if_async(Scenario& s, const Node& node) {
+    if constexpr (!std::is_same_v<Node, no_node>) s.check_resumed(node);
+}
+
+// Full (cap 1) of 90, which rx 1 has read and only rx 2 owes: a sender waits
+// on full, a receiver on rx 1 (at the tail) for a message, and dropping or
+// deactivating rx 2 frees the slot.
+template <class Scenario>
+void queue_90_owed_by_rx2_only(Scenario& s) {
+    s.new_receiver(-1, 0, 2), s.try_send(-1, 0, 90), s.try_recv(-1, 1);
+}
 
 // ---- N senders waiting vs one path to a sender wake site ---------------------
 
@@ -203,8 +231,8 @@ struct senders_vs_path : On::template harness<senders_vs_path<P, K, N, V, On>, N
     // already ends every wait (with two of them, the +close runs took 2 minutes each).
     static constexpr bool has_close_variant = this_case.close_variant && K != waiters_are::timed;
 
-    std::conditional_t<K == waiters_are::async, node_array<send_node, N>, no_nodes> nodes;
-    std::conditional_t<P == sender_path::async_recv_frees_slot, recv_node, no_nodes> taker; // the event's async recv
+    node_if_async<K, send_node> nodes[N];
+    std::conditional_t<P == sender_path::async_recv_frees_slot, recv_node, no_node> taker; // the event's async recv
     outcome got[N];
 
     void before() {
@@ -218,9 +246,7 @@ struct senders_vs_path : On::template harness<senders_vs_path<P, K, N, V, On>, N
         case sender_path::closed_by_receiver:
         case sender_path::last_receiver_dropped: this->try_send(-1, 0, 90); break; // full
         case sender_path::receiver_dropped_frees_one:
-        case sender_path::receiver_deactivated_frees_one: // full; rx 1 read it, only rx 2 owes it
-            this->new_receiver(-1, 0, 2), this->try_send(-1, 0, 90), this->try_recv(-1, 1);
-            break;
+        case sender_path::receiver_deactivated_frees_one: queue_90_owed_by_rx2_only(*this); break;
         case sender_path::lagging_receiver_dropped_frees_one: // cap 2 -> 1: 90 dropped, rx 2 lags and alone owes 91
             this->new_receiver(-1, 0, 2), this->try_send(-1, 0, 90), this->try_send(-1, 0, 91);
             this->try_recv(-1, 1), this->try_recv(-1, 1), this->set_capacity(-1, 0, 1);
@@ -250,9 +276,7 @@ struct senders_vs_path : On::template harness<senders_vs_path<P, K, N, V, On>, N
     }
     void thread(unsigned t) {
         if (int(t) < N) {
-            if constexpr (K == waiters_are::async) got[t] = this->async_send(int(t), 0, nodes.at[t], 101 + int(t));
-            else if constexpr (K == waiters_are::timed) got[t] = this->send_timed(int(t), 0, 101 + int(t));
-            else got[t] = this->send(int(t), 0, 101 + int(t));
+            got[t] = send_as<K>(*this, int(t), nodes[t], 101 + int(t));
             return;
         }
         until<V>(On::waiting() >= N);
@@ -308,9 +332,9 @@ struct senders_vs_path : On::template harness<senders_vs_path<P, K, N, V, On>, N
     void after() {
         for (int i = 0; i < N; ++i) {
             RL_ASSERT(answered_as_expected(got[i], 101 + i));
-            if constexpr (K == waiters_are::async) this->check_resumed(nodes.at[i]);
+            check_resumed_if_async(*this, nodes[i]);
         }
-        if constexpr (P == sender_path::async_recv_frees_slot) this->check_resumed(taker); // answered at once
+        check_resumed_if_async(*this, taker); // the event's async recv, answered at once
         this->drain_all(), this->finish();
     }
 };
@@ -379,8 +403,8 @@ struct receivers_vs_path : On::template harness<receivers_vs_path<P, K, N, V, On
     static constexpr bool has_close_variant = this_case.gets_message && K != waiters_are::timed;
     static constexpr int waiter_handle[2] = {1, 3};
 
-    std::conditional_t<K == waiters_are::async, node_array<recv_node, N>, no_nodes> nodes;
-    std::conditional_t<P == receiver_path::async_send_at_once, send_node, no_nodes> giver; // the event's async send
+    node_if_async<K, recv_node> nodes[N];
+    std::conditional_t<P == receiver_path::async_send_at_once, send_node, no_node> giver; // the event's async send
     outcome got[N];
 
     void before() {
@@ -404,9 +428,7 @@ struct receivers_vs_path : On::template harness<receivers_vs_path<P, K, N, V, On
     }
     void thread(unsigned t) {
         if (int(t) < N) {
-            if constexpr (K == waiters_are::async) got[t] = this->async_recv(int(t), waiter_handle[t], nodes.at[t]);
-            else if constexpr (K == waiters_are::timed) got[t] = this->recv_timed(int(t), waiter_handle[t]);
-            else got[t] = this->recv(int(t), waiter_handle[t]);
+            got[t] = recv_as<K>(*this, int(t), waiter_handle[t], nodes[t]);
             return;
         }
         until<V>(On::waiting() >= N);
@@ -432,9 +454,9 @@ struct receivers_vs_path : On::template harness<receivers_vs_path<P, K, N, V, On
             if (K == waiters_are::timed && got[i].code == 1 + int(bcast::recv_errc::timed_out)) continue;
             if (this_case.gets_message) RL_ASSERT(got[i] == (outcome{0, 101, 0})); // sent before any close
             else RL_ASSERT(got[i].code == 1 + int(bcast::recv_errc::closed));
-            if constexpr (K == waiters_are::async) this->check_resumed(nodes.at[i]);
+            check_resumed_if_async(*this, nodes[i]);
         }
-        if constexpr (P == receiver_path::async_send_at_once) this->check_resumed(giver); // answered at once
+        check_resumed_if_async(*this, giver); // the event's async send, answered at once
         this->drain_all(), this->finish();
     }
 };
@@ -454,18 +476,14 @@ struct settled_async_send_vs_receiver : scenario<settled_async_send_vs_receiver<
                                 : "a send made by the settle (async sender) must wake a blocked receiver";
     static constexpr bool has_close_variant = true;
     send_node s;
-    std::conditional_t<K == waiters_are::async, recv_node, no_nodes> r;
+    node_if_async<K, recv_node> r;
     outcome sent, got;
-    void before() {
-        this->open(1);
-        this->new_receiver(-1, 0, 2), this->try_send(-1, 0, 90), this->try_recv(-1, 1);
-    }
+    void before() { this->open(1), queue_90_owed_by_rx2_only(*this); }
     void thread(unsigned t) {
         if (t == 0) {
             sent = this->async_send(0, 0, s, 101);
         } else if (t == 1) {
-            if constexpr (K == waiters_are::async) got = this->async_recv(1, 1, r);
-            else got = this->recv(1, 1);
+            got = recv_as<K>(*this, 1, 1, r);
         } else {
             until<V>(threads_waiting >= 2);
             this->recv(2, 2); // 90: frees the slot
@@ -477,8 +495,7 @@ struct settled_async_send_vs_receiver : scenario<settled_async_send_vs_receiver<
         RL_ASSERT(sent == (outcome{0, -1, 0}) || ((V & CLOSE) && sent == closed_send));
         if (sent.code == 0) RL_ASSERT(got == (outcome{0, 101, 0}));
         else RL_ASSERT(got.code == 1 + int(bcast::recv_errc::closed));
-        this->check_resumed(s);
-        if constexpr (K == waiters_are::async) this->check_resumed(r);
+        this->check_resumed(s), check_resumed_if_async(*this, r);
         this->drain_all(), this->finish();
     }
 };
@@ -494,22 +511,15 @@ struct close_vs_sender_and_receiver : On::template harness<close_vs_sender_and_r
         : K == waiters_are::timed ? "one close() or the deadlines: a timed sender on full, a timed receiver on empty"
                                   : "one close() wakes a sender blocked on full and a receiver blocked on empty";
     static constexpr bool has_close_variant = false; // the event is the close
-    std::conditional_t<K == waiters_are::async, send_node, no_nodes> s;
-    std::conditional_t<K == waiters_are::async, recv_node, no_nodes> r;
+    node_if_async<K, send_node> s;
+    node_if_async<K, recv_node> r;
     outcome sent, got;
-    void before() {
-        this->open(1);
-        this->new_receiver(-1, 0, 2), this->try_send(-1, 0, 90), this->try_recv(-1, 1);
-    }
+    void before() { this->open(1), queue_90_owed_by_rx2_only(*this); }
     void thread(unsigned t) {
         if (t == 0) {
-            if constexpr (K == waiters_are::async) sent = this->async_send(0, 0, s, 101);
-            else if constexpr (K == waiters_are::timed) sent = this->send_timed(0, 0, 101);
-            else sent = this->send(0, 0, 101);
+            sent = send_as<K>(*this, 0, s, 101);
         } else if (t == 1) {
-            if constexpr (K == waiters_are::async) got = this->async_recv(1, 1, r);
-            else if constexpr (K == waiters_are::timed) got = this->recv_timed(1, 1);
-            else got = this->recv(1, 1);
+            got = recv_as<K>(*this, 1, 1, r);
         } else {
             until<V>(On::waiting() >= 2);
             this->close(2, 0);
@@ -521,7 +531,7 @@ struct close_vs_sender_and_receiver : On::template harness<close_vs_sender_and_r
         RL_ASSERT(sent == (outcome{1 + int(bcast::send_errc::closed), 101, 0}) ||
                   (timed && sent == (outcome{1 + int(bcast::send_errc::timed_out), 101, 0})));
         RL_ASSERT(got.code == 1 + int(bcast::recv_errc::closed) || (timed && got.code == 1 + int(bcast::recv_errc::timed_out)));
-        if constexpr (K == waiters_are::async) this->check_resumed(s), this->check_resumed(r);
+        check_resumed_if_async(*this, s), check_resumed_if_async(*this, r);
         this->drain_all(), this->finish();
     }
 };
@@ -625,17 +635,18 @@ template <int V> using wake_close_both_sides_t = close_vs_sender_and_receiver<wa
 #undef BCAST_WAKE_RECEIVERS
 
 // The same cells on bcast::fast (scenarios.def: fast_wake_senders,
-// fast_wake_receivers), blocking and timed waiters (no async calls, P-FAST-5).
+// fast_wake_receivers), blocking and timed waiters (no async calls, P-FAST-5):
+// fast_ and the template's name (as blocking_scenarios.hpp's one-waiter rows).
 template <sender_path P, waiters_are K, int N>
-struct fast_senders_vs {
+struct fast_senders_vs_path {
     template <int V> using scenario = senders_vs_path<P, K, N, V, on_fast<>>;
 };
 template <receiver_path P, waiters_are K, int N>
-struct fast_receivers_vs {
+struct fast_receivers_vs_path {
     template <int V> using scenario = receivers_vs_path<P, K, N, V, on_fast<>>;
 };
 template <waiters_are K>
-struct fast_close_both_sides {
+struct fast_close_vs_sender_and_receiver {
     template <int V> using scenario = close_vs_sender_and_receiver<K, V, on_fast<>>;
 };
 
