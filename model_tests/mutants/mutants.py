@@ -215,7 +215,7 @@ mutant("len-read-outside-lock", "len() reads the ring's size without the lock", 
        suite="shrink_vs_recv")
 
 mutant("closed-flag-without-lock", "is_closed() reads the closed flag without the lock", [RELACY],
-       replace(CHANNEL_STATE, "bool is_closed() const { return read(closed_); }", """
+       replace(CHANNEL_STATE, "bool is_closed() const { return this->read(closed_); }", """
     bool is_closed() const { return closed_.get(); } // MUTANT: plain shared flag read without the lock
 """),
        suite="recv_blocked_vs_close")

@@ -44,6 +44,7 @@
 #include "../errors.hpp"
 #include "../result.hpp"
 #include "assert.hpp"
+#include "handle_counts.hpp"
 #include "inspector_fwd.hpp"
 #include "slot_ring.hpp"
 #include "waiter.hpp"
@@ -59,7 +60,8 @@ inline void check_capacity(std::size_t capacity) {
 }
 
 template <class T, class Primitives>
-class channel_state {
+class channel_state : public handle_counts<channel_state<T, Primitives>> {
+    friend class handle_counts<channel_state>; // the counters, the lock and close_* below
 public:
     using position = typename Primitives::position;
     using lock_type = typename Primitives::unique_lock;
@@ -204,31 +206,7 @@ public:
     }
 
     // ---- handles ---------------------------------------------------------
-
-    void add_sender() {
-        lock_type lock(mutex_);
-        sender_count_.set(sender_count_.get() + 1); // does not reopen (R-CLOSE-4)
-    }
-
-    // Returns true when this was the last handle: the caller deletes the state.
-    bool release_sender() noexcept {
-        critical_section section(*this);
-        sender_count_.set(sender_count_.get() - 1);
-        if (sender_count_.get() == 0) close_locked(); // R-CLOSE-2
-        return no_handles_left();
-    }
-
-    void add_inactive_receiver() {
-        lock_type lock(mutex_);
-        inactive_receiver_count_.set(inactive_receiver_count_.get() + 1);
-    }
-
-    bool release_inactive_receiver() noexcept {
-        critical_section section(*this);
-        inactive_receiver_count_.set(inactive_receiver_count_.get() - 1);
-        close_if_no_receivers(); // R-CLOSE-3
-        return no_handles_left();
-    }
+    // Senders and inactive receivers: add_* / release_* (handle_counts.hpp).
 
     // A new active receiver at the tail: new_receiver() and activate_cloned()
     // (R-LIFE-2, R-LIFE-5). With `consume_inactive`, an inactive receiver turns
@@ -279,23 +257,20 @@ public:
         }
         close_if_no_receivers(); // R-CLOSE-3
         check_invariants();
-        return no_handles_left();
+        return this->no_handles_left();
     }
 
     // ---- channel-wide settings and queries (R-QUERY-1) ----------------------
 
-    std::size_t capacity() const { return read(capacity_); }
-    bool overflow() const { return read(overflow_); }
-    bool await_active() const { return read(await_active_); }
-    bool is_closed() const { return read(closed_); }
-    std::size_t receiver_count() const { return read(receiver_count_); }
-    std::size_t inactive_receiver_count() const { return read(inactive_receiver_count_); }
-    std::size_t sender_count() const { return read(sender_count_); }
+    std::size_t capacity() const { return this->read(capacity_); }
+    bool overflow() const { return this->read(overflow_); }
+    bool await_active() const { return this->read(await_active_); }
+    bool is_closed() const { return this->read(closed_); }
 
     // Threads inside a wait right now. For tests that must wait until a
     // thread really blocks before acting (no sleeps), and for diagnostics.
-    std::size_t waiting_senders() const { return read(waiting_senders_); }
-    std::size_t waiting_receivers() const { return read(waiting_receivers_); }
+    std::size_t waiting_senders() const { return this->read(waiting_senders_); }
+    std::size_t waiting_receivers() const { return this->read(waiting_receivers_); }
 
     std::size_t len() const {
         lock_type lock(mutex_);
@@ -382,6 +357,10 @@ private:
         channel_state& state_;
         lock_type lock_;
     };
+
+    // What a handle release holds (handle_counts.hpp): a critical section, so
+    // that the async waiters a close finishes are completed after the unlock.
+    using release_section = critical_section;
 
     enum class send_outcome { sent, full, inactive, closed };
 
@@ -614,10 +593,6 @@ private:
         if (receiver_count_.get() == 1) wake_all_senders(); // R-LIFE-6: inactive waiters may go on
     }
 
-    bool no_handles_left() const noexcept {
-        return sender_count_.get() + receiver_count_.get() + inactive_receiver_count_.get() == 0;
-    }
-
     std::uint64_t tail_pos() const noexcept { return head_pos_.get() + ring_.size(); }
 
     // Index of the first message a receiver at `pos` has not read (a lagging
@@ -625,12 +600,6 @@ private:
     std::size_t first_unread_index(std::uint64_t pos) const noexcept {
         const std::uint64_t head = head_pos_.get();
         return pos <= head ? 0 : static_cast<std::size_t>(pos - head);
-    }
-
-    template <class Field>
-    auto read(const Field& field) const {
-        lock_type lock(mutex_);
-        return field.get();
     }
 
     // The invariants stated above, checked after every change in debug builds.

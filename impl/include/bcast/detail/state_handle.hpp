@@ -173,8 +173,9 @@ protected:
     Seat seat_;
 };
 
-// The seats of the handles that hold nothing but their share of the channel:
-// one count in the state each, which both families keep with the same calls.
+/// The seats of the handles that hold nothing but their share of the channel:
+/// one count in the state each, which both families keep with the same calls
+/// (detail/handle_counts.hpp).
 enum class share {
     sender,            // the state's sender count
     inactive_receiver, // the state's inactive receiver count
@@ -195,7 +196,9 @@ struct share_seat {
     }
     void swap(share_seat& /*other*/) noexcept {}
 };
+/// A sender's seat: its share of the sender count.
 using sender_seat = share_seat<share::sender>;
+/// An inactive receiver's seat: its share of the inactive receiver count.
 using inactive_receiver_seat = share_seat<share::inactive_receiver>;
 
 } // namespace bcast::detail

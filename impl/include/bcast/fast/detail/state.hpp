@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "../../detail/assert.hpp"
+#include "../../detail/handle_counts.hpp"
 #include "../../detail/inspector_fwd.hpp"
 #include "../../errors.hpp"
 #include "../../result.hpp"
@@ -44,7 +45,8 @@ inline std::size_t checked_capacity(std::size_t capacity) {
 }
 
 template <class T, class Primitives>
-class channel_state {
+class channel_state : public bcast::detail::handle_counts<channel_state<T, Primitives>> {
+    friend class bcast::detail::handle_counts<channel_state>; // the counters, the lock and close_* below
 public:
     using ring_type = ring<T, Primitives>;
 
@@ -158,35 +160,7 @@ public:
     }
 
     // ---- handles (under the lock) ----------------------------------------------
-    // The reference's counting (bcast/detail/channel_state.hpp, "handles"),
-    // written again on purpose: its releases run in a critical_section that
-    // settles the async waiters a close finishes (R-ASYNC-3), and this family
-    // has no async waiter (P-FAST-5), so a release here is a plain lock.
-
-    void add_sender() {
-        lock_type lock(mutex_);
-        sender_count_.set(sender_count_.get() + 1); // does not reopen (R-CLOSE-4)
-    }
-
-    // Returns true when this was the last handle: the caller deletes the state.
-    bool release_sender() noexcept {
-        lock_type lock(mutex_);
-        sender_count_.set(sender_count_.get() - 1);
-        if (sender_count_.get() == 0) close_locked(); // R-CLOSE-2
-        return no_handles_left();
-    }
-
-    void add_inactive_receiver() {
-        lock_type lock(mutex_);
-        inactive_receiver_count_.set(inactive_receiver_count_.get() + 1);
-    }
-
-    bool release_inactive_receiver() noexcept {
-        lock_type lock(mutex_);
-        inactive_receiver_count_.set(inactive_receiver_count_.get() - 1);
-        close_if_no_receivers(); // R-CLOSE-3
-        return no_handles_left();
-    }
+    // Senders and inactive receivers: add_* / release_* (bcast/detail/handle_counts.hpp).
 
     // A new active receiver at the tail: channel(), new_receiver(),
     // activate_cloned(), and with `consume_inactive` activate() (R-LIFE-2,
@@ -232,7 +206,7 @@ public:
             wake_senders_locked();
             close_if_no_receivers(); // R-CLOSE-3
             check_invariants();
-            last = no_handles_left();
+            last = this->no_handles_left();
         }
         delete cell; // unlinked: no sender scans it any more
         return last;
@@ -240,13 +214,10 @@ public:
 
     // ---- channel-wide settings and queries (R-QUERY-1), under the lock -----------
 
-    std::size_t capacity() const { return read(capacity_); }
-    bool overflow() const { return read(overflow_); }
-    bool await_active() const { return read(await_active_); }
-    bool is_closed() const { return read(closed_flag_); }
-    std::size_t receiver_count() const { return read(receiver_count_); }
-    std::size_t inactive_receiver_count() const { return read(inactive_receiver_count_); }
-    std::size_t sender_count() const { return read(sender_count_); }
+    std::size_t capacity() const { return this->read(capacity_); }
+    bool overflow() const { return this->read(overflow_); }
+    bool await_active() const { return this->read(await_active_); }
+    bool is_closed() const { return this->read(closed_flag_); }
 
     // The spec's len(): tail minus the queue's front (F2), a scan of the positions.
     std::size_t len() const {
@@ -278,7 +249,7 @@ public:
     std::size_t sleeping_receivers() const noexcept {
         return receivers_sleeping_.load(std::memory_order_relaxed); // a diagnostic, ordered by nothing
     }
-    std::size_t sleeping_senders() const { return read(senders_sleeping_); }
+    std::size_t sleeping_senders() const { return this->read(senders_sleeping_); }
 
     // R-CAP-2, R-CAP-3, R-CAP-4.
     void set_capacity(std::size_t new_capacity) {
@@ -322,6 +293,12 @@ private:
     friend struct bcast::detail::state_inspector;
 
     using lock_type = typename Primitives::unique_lock;
+    // What a handle release holds (bcast/detail/handle_counts.hpp): the lock
+    // alone, as there is no async waiter to complete after it (P-FAST-5).
+    struct release_section {
+        explicit release_section(channel_state& state) : lock(state.mutex_) {}
+        lock_type lock;
+    };
     template <class U>
     using var = typename Primitives::template var<U>;
     template <class U>
@@ -608,16 +585,6 @@ private:
         else receivers_ = cell.next;
         if (cell.next != nullptr) cell.next->prev = cell.prev;
         receiver_count_.set(receiver_count_.get() - 1);
-    }
-
-    bool no_handles_left() const noexcept {
-        return sender_count_.get() + receiver_count_.get() + inactive_receiver_count_.get() == 0;
-    }
-
-    template <class Field>
-    auto read(const Field& field) const {
-        lock_type lock(mutex_);
-        return field.get();
     }
 
     // F1, F2 (docs/fast-design.md, section 1), checked after every change
