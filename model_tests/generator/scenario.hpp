@@ -45,6 +45,7 @@
 #include <vector>
 
 #include <bcast/spec/operations.hpp>
+#include <bcast/spec/queries.hpp>
 #include <bcast_prop/commands.hpp>
 
 namespace bcast::gen {
@@ -139,7 +140,7 @@ inline handle_kind creates(op what) {
 // same_channel takes a second handle, which scenarios do not name.
 inline bool is_query(op what) {
     const spec::operation* row = operation_of(what);
-    return row != nullptr && row->query && row->argument == spec::argument_shape::none;
+    return row != nullptr && spec::is_plain_query(row->kind);
 }
 // In the command language's order (a generator draws from it by index).
 inline const std::vector<op> queries = [] {

@@ -306,16 +306,13 @@ private:
 
 // The queries a recorded program draws from: every plain query of the
 // operation table that recorders make, in the table's order.
-inline constexpr std::size_t query_count = [] {
-    std::size_t n = 0;
-    for (const spec::operation& op : spec::operations) n += spec::is_plain_query(op.kind) && op.recorded ? 1 : 0;
-    return n;
-}();
+constexpr bool drawn_query(const spec::operation& op) { return spec::is_plain_query(op.kind) && op.recorded; }
+inline constexpr auto query_count = static_cast<std::size_t>(std::ranges::count_if(spec::operations, drawn_query));
 inline constexpr std::array<call_kind, query_count> queries = [] {
     std::array<call_kind, query_count> plain{};
     std::size_t i = 0;
     for (const spec::operation& op : spec::operations)
-        if (spec::is_plain_query(op.kind) && op.recorded) plain[i++] = op.kind;
+        if (drawn_query(op)) plain[i++] = op.kind;
     return plain;
 }();
 
