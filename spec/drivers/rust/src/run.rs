@@ -306,15 +306,21 @@ fn own_thread_id() -> Option<i64> {
 /// cannot be seen (no /proc, or the thread has ended), true: the waker then waits only for the
 /// others' first invocation.
 fn is_asleep(tid: i64) -> bool {
-    let stat = match fs::read_to_string(format!("/proc/self/task/{tid}/stat")) {
-        Ok(stat) => stat,
-        Err(_) => return true,
-    };
+    counts_as_asleep(thread_state(tid))
+}
+
+/// Asleep in the kernel (S), ending (Z, X) or not to be seen (None): the waker need not wait
+/// for it. Running (R) or in an uninterruptible wait (D, a page fault's I/O): it may yet call.
+fn counts_as_asleep(state: Option<char>) -> bool {
+    matches!(state, None | Some('S' | 'Z' | 'X'))
+}
+
+/// The state letter of thread `tid` of this process (Linux, proc(5): R running, S sleeping,
+/// Z or X ending), or None where it cannot be read: no /proc, or the thread is gone.
+fn thread_state(tid: i64) -> Option<char> {
+    let stat = fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
     // The state follows the thread's name, in parentheses, which may hold anything.
-    match stat.rfind(')') {
-        Some(close) => stat[close + 1..].trim_start().starts_with('S'),
-        None => true,
-    }
+    stat[stat.rfind(')')? + 1..].trim_start().chars().next()
 }
 
 fn panic_text(payload: &(dyn Any + Send)) -> String {
@@ -360,10 +366,32 @@ mod tests {
     #[test]
     fn a_thread_knows_its_id_and_is_awake_while_it_looks() {
         let tid = own_thread_id().expect("Linux has /proc/thread-self");
-        assert!(!is_asleep(tid), "a running thread is not in state S");
+        assert_eq!(thread_state(tid), Some('R'), "a thread reading its own state is running");
+        assert!(!is_asleep(tid));
+    }
+
+    #[test]
+    fn an_ended_thread_is_taken_as_asleep() {
         let other = thread::spawn(own_thread_id).join().unwrap().unwrap();
-        assert_ne!(other, tid);
+        // join returns once the kernel has cleared the thread's id, which it does on the way
+        // out (do_exit): the thread may still be listed a moment, running (R) its last steps,
+        // then dead (X), before it is gone. A poll for its entry to go, not an order.
+        let give_up = Instant::now() + Duration::from_secs(10);
+        while thread_state(other).is_some() {
+            assert!(Instant::now() < give_up, "thread {other} still listed 10 s after its join");
+            thread::yield_now();
+        }
         assert!(is_asleep(other), "an ended thread cannot be seen: taken as asleep");
+    }
+
+    #[test]
+    fn a_thread_that_sleeps_ends_or_cannot_be_seen_is_not_waited_for() {
+        for state in [Some('S'), Some('Z'), Some('X'), None] {
+            assert!(counts_as_asleep(state), "{state:?}");
+        }
+        for state in [Some('R'), Some('D'), Some('T')] {
+            assert!(!counts_as_asleep(state), "{state:?}");
+        }
     }
 
     #[test]
