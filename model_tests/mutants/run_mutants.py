@@ -178,8 +178,8 @@ def build_relacy(args, scratch, dedicated_runs=None, only_suite=None):
     if only_suite is not None:  # --targeted: that suite's runs only (registry.hpp, suite_built)
         dedicated = [f'-DBCAST_RELACY_ONLY_SUITES="{only_suite}"']
     else:
-        # A mutant outside the reference channel (Mutant.dedicated_runs): only the runs that can reach its
-        # code are built (scenarios.def: the LOCK lines for bcast's own lock, the FAST lines for bcast::fast).
+        # A mutant outside the reference channel (Mutant.dedicated_runs): only the runs that can reach its code are
+        # built (scenarios.def: the LOCK lines for bcast's own lock, the FAST, FASTWAIT and CELL lines for bcast::fast).
         dedicated = {"lock": ["-DBCAST_RELACY_DEDICATED_LOCK"], "fast": ["-DBCAST_RELACY_DEDICATED_FAST"]}.get(
             dedicated_runs, [])
     cmd = [args.cxx, "-std=c++20", *opt, *quick_only, *dedicated, "-fno-sized-deallocation", "-fno-lifetime-dse", "-UNDEBUG", "-w",

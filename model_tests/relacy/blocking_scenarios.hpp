@@ -11,7 +11,7 @@
 #pragma once
 
 #include "harness.hpp"
-#include "wait_harness.hpp"
+#include "families.hpp"
 #include "wake_event.hpp"
 
 namespace bcast_rl {
@@ -177,16 +177,15 @@ template <int V> using recv_blocked_vs_send = blocked_recv_vs_event<wake_event::
 template <int V> using recv_blocked_vs_close = blocked_recv_vs_event<wake_event::closed, V>;
 template <int V> using recv_blocked_vs_last_sender_drop = blocked_recv_vs_event<wake_event::last_sender_left, V>;
 
-// The same rows on bcast::fast (scenarios.def: fast_wake_senders,
-// fast_wake_receivers): the blocking rows only, as it has no async calls (P-FAST-5).
-// Named as the wakeup table's on bcast::fast are: fast_ and the template's name.
+// The same rows as cells of the wakeup table on any family (scenarios.def's
+// BCAST_RELACY_CELL lines: fast_wake_senders, fast_wake_receivers on bcast::fast).
 template <wake_event E>
-struct fast_blocked_send_vs_event {
-    template <int V> using scenario = blocked_send_vs_event<E, V, on_fast<>>;
+struct send_event_cell {
+    template <int V, class On> using scenario = blocked_send_vs_event<E, V, On>;
 };
 template <wake_event E>
-struct fast_blocked_recv_vs_event {
-    template <int V> using scenario = blocked_recv_vs_event<E, V, on_fast<>>;
+struct recv_event_cell {
+    template <int V, class On> using scenario = blocked_recv_vs_event<E, V, On>;
 };
 
 // ---- several waiters ---------------------------------------------------------

@@ -23,7 +23,7 @@ constexpr const char* usage_text = R"(usage: bcast_relacy_generated [--help] [--
                               [--threads=MIN-MAX] [--steps=K] [--capacity=C] [--no-lifecycle]
                               [--no-queries] [--no-borrowing] [--no-mix] [--two-waiters]
                               [--bound=B] [--random=R] [--no-minimise] [--keep-going] [--verbose]
-                              [--channel=reference|fast] [--scenario='TEXT']
+                              [--channel=FAMILY] [--scenario='TEXT']
 
 Generates concurrent scenarios over the property tests' command language and explores each
 under Relacy on an unmodified channel: a context-bound search (bound B, default 2) and R
@@ -51,8 +51,8 @@ deadlock in some interleaving are not run (counted).
   --two-waiters   (with --no-mix) every seed in the contention shape: three threads, the
                   first two blocked on the same event
   --scenario=TEXT run this one scenario (the text form a failure prints)
-  --channel=C     the channel family: reference (default) or fast, bcast::fast on its own
-                  Relacy harness (model_tests/relacy/fast_harness.hpp: histories checked
+  --channel=C     the channel family, a line of families.def: reference (default) or fast,
+                  bcast::fast on its own Relacy harness (model_tests/relacy/fast_harness.hpp: histories checked
                   against the model under profile P-FAST-3, no message instances to count);
                   fast has no async calls (P-FAST-5), so its scenarios have none, and
                   searches bound 1 (0 with a timed command) and 5000 random executions by

@@ -6,11 +6,11 @@
 // bcast::spec::model; for the reference also every message destroyed once)
 // in after().
 //
-// Both channel families run them, each on its own harness (one row each of
-// generated_families below): the reference on harness.hpp's scenario with
-// plain positions, bcast::fast on fast_harness.hpp's fast_scenario with its
-// default positions and profile P-FAST-3. bcast::fast has no async calls
-// (P-FAST-5): its scenarios are generated without them
+// Every channel family of families.def runs them, each on its own harness (a
+// row of generated_families below, one per family): the reference on
+// harness.hpp's scenario with plain positions, bcast::fast on fast_harness.hpp's
+// fast_scenario with its default positions and profile P-FAST-3. bcast::fast
+// has no async calls (P-FAST-5): its scenarios are generated without them
 // (generator_config::async).
 //
 // Relacy's test suites have a compile-time thread count and no parameters,
@@ -21,8 +21,7 @@
 // the minimiser use.
 #pragma once
 
-#include "harness.hpp"
-#include "fast_harness.hpp" // after harness.hpp: relacy_primitives.hpp comes first
+#include "families.hpp"
 #include "simulate.hpp"
 
 #include "../generator/generator.hpp"
@@ -43,33 +42,6 @@ inline bool generated_last_rerun = false; // in the execution Relacy ran last
 // The calls of the execution Relacy ran last, kept outside the scenario
 // object: after a DEADLOCK the calls still pending are read from here.
 inline history generated_last_history;
-
-// A channel family the generated scenarios run on: its harness, whether it has
-// the async calls, and how deep its searches go (generated_main.cpp's
-// defaults). Each is a row of generated_families below.
-struct reference_generated {
-    static constexpr const char* name = "reference";
-    template <class Derived, int Threads>
-    using harness = scenario<Derived, plain_primitives, Threads>;
-    static constexpr const char* profile = nullptr; // histories checked strictly
-    static constexpr bool async = true;
-    static constexpr unsigned bound = 2, bound_with_a_timed_command = 2;
-    static constexpr long random = 1000;
-};
-// Every atomic access is a scheduling point in bcast::fast, and while a timed
-// call sleeps every point may also be its deadline (model_clock.hpp): bound 1
-// already takes minutes on one three-thread scenario with a recv_expired, bound
-// 2 seconds on one without (632,488 executions); the random scheduler still
-// places preemptions and deadlines anywhere.
-struct fast_generated {
-    static constexpr const char* name = "fast";
-    template <class Derived, int Threads>
-    using harness = fast_scenario<Derived, fast_release_primitives, Threads>;
-    static constexpr const char* profile = "P-FAST-3"; // fast_history_is_linearizable counts what it allows
-    static constexpr bool async = false;               // P-FAST-5
-    static constexpr unsigned bound = 1, bound_with_a_timed_command = 0;
-    static constexpr long random = 5000;
-};
 
 template <class Family, int Threads>
 struct generated : Family::template harness<generated<Family, Threads>, Threads> {
@@ -239,8 +211,12 @@ constexpr generated_family row_of() {
                 }
             }};
 }
-// The families, the default first: a new one is a struct above and a row here.
-inline constexpr generated_family generated_families[] = {row_of<reference_generated>(), row_of<fast_generated>()};
+// The families of families.def, the default first.
+inline constexpr generated_family generated_families[] = {
+#define BCAST_RELACY_FAMILY(NAME, ...) row_of<on_##NAME>(),
+#include "families.def"
+#undef BCAST_RELACY_FAMILY
+};
 
 inline generated_run run_generated(const bcast::gen::scenario& s, rl::scheduler_type_e sched, unsigned bound,
                                    long iterations, const generated_family& family = generated_families[0]) {

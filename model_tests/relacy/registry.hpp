@@ -14,6 +14,7 @@
 #include "wake_matrix_scenarios.hpp"
 
 #include <string_view>
+#include <utility>
 
 namespace bcast_rl {
 
@@ -102,6 +103,29 @@ struct settings {
           fast_bound_timed_3_threads(fast_bound_3_threads - 1) {}
 };
 
+// A BCAST_RELACY_CELL line's search on a family that runs the cells (families.def, CELLS): the
+// line names which of the family's bounds (cell_bound), the family's settings give it.
+enum class cell_bound { bound,
+                        bound_3_threads,
+                        bound_timed_3_threads };
+inline std::pair<unsigned, long> cell_search_of(wake_cells cells, cell_bound b, const settings& cfg) {
+    switch (cells) {
+    case wake_cells::by_row: return {}; // runs no CELL line
+    case wake_cells::at_fast_bounds:
+        switch (b) {
+        case cell_bound::bound: return {cfg.fast_bound, cfg.fast_random_iterations};
+        case cell_bound::bound_3_threads: return {cfg.fast_bound_3_threads, cfg.fast_random_iterations};
+        case cell_bound::bound_timed_3_threads: return {cfg.fast_bound_timed_3_threads, cfg.fast_random_iterations};
+        }
+    }
+    return {};
+}
+// A CELL line's type on family On (Cell::scenario<V, On>) as the template<int V> a run takes.
+template <template <int, class> class Cell, class On>
+struct cell_on {
+    template <int V> using scenario = Cell<V, On>;
+};
+
 // Which modes one BCAST_RELACY_SEARCH line runs in.
 enum class run_modes { every_mode,
                        quick_only,
@@ -151,14 +175,14 @@ public:
     // bounded search and under the random scheduler (spurious wakeups), its
     // close variant, and its reachability twin.
     template <template <int> class S, rl::scheduler_type_e Sched, bool built = true>
-    void add_variants(const char* suite, const char* suffix, unsigned bound, long random_iterations = 0) {
+    void add_variants(const std::string& suite, const char* suffix, unsigned bound, long random_iterations = 0) {
         if constexpr (built) add_variant_runs<S, Sched>(suite, suffix, bound, random_iterations);
     }
 
 private:
     template <template <int> class S, rl::scheduler_type_e Sched>
-    void add_variant_runs(const char* suite, const char* suffix, unsigned bound, long random_iterations) {
-        const std::string name = std::string(suite) + suffix;
+    void add_variant_runs(const std::string& suite, const char* suffix, unsigned bound, long random_iterations) {
+        const std::string name = suite + suffix;
         add<S<0>, Sched>(suite, name, bound, 0, S<0>::description);
         add<S<0>, rl::sched_random>(suite, name, 0, random_iterations != 0 ? random_iterations : cfg_.random_iterations,
                                     S<0>::description);
@@ -173,7 +197,7 @@ private:
     }
 
     template <class S, rl::scheduler_type_e Sched>
-    void add(const char* suite, std::string name, unsigned bound, long iterations, const char* description) {
+    void add(const std::string& suite, std::string name, unsigned bound, long iterations, const char* description) {
         runs_.push_back({suite, std::move(name), int(S::params::static_thread_count), Sched, bound, iterations,
                          &simulate_with<S, Sched>, description});
     }
@@ -185,38 +209,49 @@ private:
 // Every run of scenarios.def in this mode, in the file's order.
 inline std::vector<run_def> all_runs(const settings& cfg) {
     registry r(cfg);
-#define BCAST_RELACY_LOCK(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
+// One search: a SEARCH, LOCK or FAST line.
+#define BCAST_RELACY_ONE_SEARCH(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
     r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes, suite_built(#suite, suffix)>(#suite, suffix, \
                                                                                                     bound, iterations, note);
-#define BCAST_RELACY_FAST(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
-    r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes, suite_built(#suite, suffix)>(#suite, suffix, \
-                                                                                                    bound, iterations, note);
+#define BCAST_RELACY_LOCK BCAST_RELACY_ONE_SEARCH
+#define BCAST_RELACY_FAST BCAST_RELACY_ONE_SEARCH
 #define BCAST_RELACY_FASTWAIT(suite, suffix, scheduler, bound, ...) \
     r.add_variants<__VA_ARGS__, rl::sched_##scheduler, suite_built(#suite, suffix)>(#suite, suffix, bound, \
                                                                                     cfg.fast_random_iterations);
+// Once per family that runs the cells, as its suite FAMILY_SUITE (families.def): a family added
+// there runs every CELL line.
+#define BCAST_RELACY_CELL(suite, suffix, which_bound, ...) \
+    for_each_family([&]<class F>() { \
+        if constexpr (F::cells != wake_cells::by_row) { \
+            const auto [bound, random] = cell_search_of(F::cells, cell_bound::which_bound, cfg); \
+            r.add_variants<cell_on<__VA_ARGS__::scenario, F>::template scenario, rl::sched_bound, \
+                           suite_built(std::string(F::name) + "_" #suite, suffix)>(std::string(F::name) + "_" #suite, \
+                                                                                   suffix, bound, random); \
+        } \
+    });
 // The mutant table's builds for a mutant outside the reference channel
 // (model_tests/mutants/mutants.py, Mutant.dedicated_runs): only the runs that
 // can reach that code, a fraction of the build time. -DBCAST_RELACY_DEDICATED_LOCK:
-// the LOCK lines (bcast's own lock); -DBCAST_RELACY_DEDICATED_FAST: the FAST and
-// FASTWAIT lines (bcast::fast).
+// the LOCK lines (bcast's own lock); -DBCAST_RELACY_DEDICATED_FAST: the FAST,
+// FASTWAIT and CELL lines (bcast::fast; the reference runs no CELL line).
 #if defined(BCAST_RELACY_DEDICATED_LOCK) || defined(BCAST_RELACY_DEDICATED_FAST)
 #define BCAST_RELACY_VARIANTS(...)
 #define BCAST_RELACY_SEARCH(...)
-#if defined(BCAST_RELACY_DEDICATED_LOCK)
-#undef BCAST_RELACY_FAST
-#undef BCAST_RELACY_FASTWAIT
-#define BCAST_RELACY_FAST(...)
-#define BCAST_RELACY_FASTWAIT(...)
-#elif defined(BCAST_RELACY_DEDICATED_FAST)
-#undef BCAST_RELACY_LOCK
-#define BCAST_RELACY_LOCK(...)
-#endif
 #else
 #define BCAST_RELACY_VARIANTS(suite, suffix, scheduler, bound, ...) \
     r.add_variants<__VA_ARGS__, rl::sched_##scheduler, suite_built(#suite, suffix)>(#suite, suffix, bound);
-#define BCAST_RELACY_SEARCH(suite, suffix, scheduler, bound, iterations, modes, note, ...) \
-    r.add_search<__VA_ARGS__, rl::sched_##scheduler, run_modes::modes, suite_built(#suite, suffix)>(#suite, suffix, \
-                                                                                                    bound, iterations, note);
+#define BCAST_RELACY_SEARCH BCAST_RELACY_ONE_SEARCH
+#endif
+#if defined(BCAST_RELACY_DEDICATED_LOCK)
+#undef BCAST_RELACY_FAST
+#undef BCAST_RELACY_FASTWAIT
+#undef BCAST_RELACY_CELL
+#define BCAST_RELACY_FAST(...)
+#define BCAST_RELACY_FASTWAIT(...)
+#define BCAST_RELACY_CELL(...)
+#elif defined(BCAST_RELACY_DEDICATED_FAST)
+#undef BCAST_RELACY_LOCK
+#define BCAST_RELACY_LOCK(...)
 #endif
 #include "scenarios.def"
 #undef BCAST_RELACY_VARIANTS
@@ -224,6 +259,8 @@ inline std::vector<run_def> all_runs(const settings& cfg) {
 #undef BCAST_RELACY_LOCK
 #undef BCAST_RELACY_FAST
 #undef BCAST_RELACY_FASTWAIT
+#undef BCAST_RELACY_CELL
+#undef BCAST_RELACY_ONE_SEARCH
     return r.runs();
 }
 

@@ -35,7 +35,7 @@
 #include <type_traits>
 
 #include "harness.hpp"
-#include "wait_harness.hpp"
+#include "families.hpp"
 #include "wake_event.hpp"
 
 namespace bcast_rl {
@@ -634,20 +634,19 @@ template <int V> using wake_close_both_sides_t = close_vs_sender_and_receiver<wa
 #undef BCAST_WAKE_SENDERS
 #undef BCAST_WAKE_RECEIVERS
 
-// The same cells on bcast::fast (scenarios.def: fast_wake_senders,
-// fast_wake_receivers), blocking and timed waiters (no async calls, P-FAST-5):
-// fast_ and the template's name (as blocking_scenarios.hpp's one-waiter rows).
+// The same cells on any family (scenarios.def's BCAST_RELACY_CELL lines, blocking and timed
+// waiters: fast_wake_senders, fast_wake_receivers on bcast::fast, which has no async calls).
 template <sender_path P, waiters_are K, int N>
-struct fast_senders_vs_path {
-    template <int V> using scenario = senders_vs_path<P, K, N, V, on_fast<>>;
+struct senders_cell {
+    template <int V, class On> using scenario = senders_vs_path<P, K, N, V, On>;
 };
 template <receiver_path P, waiters_are K, int N>
-struct fast_receivers_vs_path {
-    template <int V> using scenario = receivers_vs_path<P, K, N, V, on_fast<>>;
+struct receivers_cell {
+    template <int V, class On> using scenario = receivers_vs_path<P, K, N, V, On>;
 };
 template <waiters_are K>
-struct fast_close_vs_sender_and_receiver {
-    template <int V> using scenario = close_vs_sender_and_receiver<K, V, on_fast<>>;
+struct both_sides_cell {
+    template <int V, class On> using scenario = close_vs_sender_and_receiver<K, V, On>;
 };
 
 } // namespace bcast_rl
