@@ -26,8 +26,8 @@ status=${PIPESTATUS[0]}
 set -e
 # CI shows a red run's last lines only: why each test failed (.ci/why-failed.py),
 # then ctest's list of failures again, so that its summary stays the last line.
-if [ "$status" -ne 0 ] && [ -f build/ci/Testing/Temporary/LastTest.log ]; then
-  python3 .ci/why-failed.py build/ci/Testing/Temporary/LastTest.log
+if [ "$status" -ne 0 ]; then
+  python3 .ci/why-failed.py build/ci-ctest.log
   sed -n '/^The following tests FAILED:/,$p' build/ci-ctest.log
 fi
 exit "$status"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """A line or two per failed test of a ctest run: the lines of its output that say why.
 
-Usage: why-failed.py LastTest.log
+Usage: why-failed.py CTEST_OUTPUT   (what ctest --output-on-failure printed)
 
 CI shows only the last lines of a run, and ctest's summary names a failed test
 without its reason; .ci/test-suite.sh prints these lines just above the
@@ -15,26 +15,26 @@ import re
 import sys
 
 VERDICT = re.compile(r"FAIL|panicked|[Ee]rror|[Aa]ssert|[Tt]imeout|Exception|Segmentation|Killed|Skipped")
-START = re.compile(r"^\d+/\d+ Testing: (.+)$")
+FAILED = re.compile(r"^\s*\d+/\d+ Test +#\d+: (\S+) \.*\s*\*\*\*(?:Failed|Timeout|Exception)")
+NEXT = re.compile(r"^\s*(?:\d+/\d+ Test +#\d+:|Start +\d+:|\d+% tests passed)")
 WIDTH = 400  # characters of the line shown (a history line can be long)
 
 
 def failures(lines):
-    """(test name, its output lines) for each test the log marks failed or timed out."""
-    name, output, in_output = None, [], False
+    """(test name, its output lines) for each test ctest printed as failed or timed out: its
+    output follows that line (--output-on-failure) up to the next test's line."""
+    name, output = None, []
     for line in lines:
-        started = START.match(line)
-        if started:
-            name, output, in_output = started.group(1), [], False
-        elif line.startswith("Output:"):
-            in_output = True
-        elif line.startswith("<end of output>"):
-            in_output = False
-        elif name and (line.startswith("Test Failed") or "Timeout" in line and line.startswith("***")):
+        failed = FAILED.match(line)
+        if name and (failed or NEXT.match(line)):
             yield name, output
             name = None
-        elif in_output and not line.startswith("-------"):
+        if failed:
+            name, output = failed.group(1), []
+        elif name:
             output.append(line.rstrip("\n"))
+    if name:
+        yield name, output
 
 
 def reasons(output):
