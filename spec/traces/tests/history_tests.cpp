@@ -212,6 +212,65 @@ TEST(history_check, a_stranded_sender_with_no_overlapping_setting_stays_undocume
     EXPECT_TRUE(f.failed());
 }
 
+// History 1085 of histories.async_broadcast (a fresh-check on a loaded
+// machine), minimised by bcast itself: the send of 1003 stays pending. In the
+// witness order the two receives of 1000 that overlap its invocation (calls 4
+// and 7) come before it, so it never had to wait (R-WAKE-1, which no row
+// documents); real time allows one of them after set_capacity(4), and then
+// the channel was full when the send began and upstream's stranded sender is
+// R-CAP-4's (0.4.1's set_capacity wakes no sender).
+const std::string history_1085 = R"({"format":"bcast-history","version":2,"history":1085,"capacity":2,"threads":3,"target":"async-broadcast","implementation":"async-broadcast 0.4.1","seed":1,"stall_ms":20,"calls":11}
+{"history":1085,"call":0,"thread":-1,"op":"clone_sender","handle":0,"new":2,"invoked":1,"returned":2,"result":{"ok":true}}
+{"history":1085,"call":1,"thread":-1,"op":"clone_receiver","handle":1,"new":3,"invoked":3,"returned":4,"result":{"ok":true}}
+{"history":1085,"call":2,"thread":-1,"op":"clone_receiver","handle":1,"new":4,"invoked":5,"returned":6,"result":{"ok":true}}
+{"history":1085,"call":3,"thread":2,"op":"try_recv","handle":4,"invoked":7,"returned":8,"result":{"error":"empty"}}
+{"history":1085,"call":4,"thread":2,"op":"recv_timed","handle":4,"timeout_us":886,"invoked":9,"deadline":50,"returned":43,"result":{"ok":true,"message":1000}}
+{"history":1085,"call":5,"thread":0,"op":"deactivate","handle":1,"new":5,"invoked":10,"returned":11,"result":{"ok":true}}
+{"history":1085,"call":6,"thread":0,"op":"new_receiver","handle":0,"new":6,"invoked":12,"returned":13,"result":{"ok":true}}
+{"history":1085,"call":7,"thread":0,"op":"recv_timed","handle":6,"timeout_us":1590,"invoked":14,"deadline":51,"returned":26,"result":{"ok":true,"message":1000}}
+{"history":1085,"call":8,"thread":1,"op":"set_capacity","handle":3,"arg":3,"invoked":15,"returned":16,"result":{"ok":true}}
+{"history":1085,"call":9,"thread":1,"op":"broadcast","handle":2,"message":1000,"invoked":17,"returned":18,"result":{"ok":true}}
+{"history":1085,"call":10,"thread":1,"op":"try_broadcast","handle":2,"message":1001,"invoked":19,"returned":20,"result":{"ok":true}}
+{"history":1085,"call":11,"thread":1,"op":"try_recv","handle":3,"invoked":21,"returned":22,"result":{"ok":true,"message":1000}}
+{"history":1085,"call":12,"thread":1,"op":"try_broadcast","handle":2,"message":1002,"invoked":23,"returned":24,"result":{"ok":true}}
+{"history":1085,"call":13,"thread":1,"op":"broadcast","handle":2,"message":1003,"invoked":25,"pending":true}
+{"history":1085,"call":14,"thread":0,"op":"set_capacity","handle":6,"arg":4,"invoked":27,"returned":28,"result":{"ok":true}}
+{"history":1085,"call":15,"thread":0,"op":"recv","handle":6,"invoked":29,"returned":30,"result":{"ok":true,"message":1001}}
+{"history":1085,"call":16,"thread":0,"op":"clone_receiver","handle":6,"new":7,"invoked":31,"returned":32,"result":{"ok":true}}
+{"history":1085,"call":17,"thread":0,"op":"drop_sender","handle":0,"invoked":33,"returned":34,"result":{"ok":true}}
+{"history":1085,"call":18,"thread":0,"op":"clone_receiver","handle":6,"new":8,"invoked":35,"returned":36,"result":{"ok":true}}
+{"history":1085,"call":19,"thread":0,"op":"deactivate","handle":6,"new":9,"invoked":37,"returned":38,"result":{"ok":true}}
+{"history":1085,"call":20,"thread":0,"op":"try_recv","handle":8,"invoked":39,"returned":40,"result":{"ok":true,"message":1002}}
+{"history":1085,"call":21,"thread":0,"op":"set_overflow","handle":8,"arg":true,"invoked":41,"returned":42,"result":{"ok":true}}
+{"history":1085,"call":22,"thread":2,"op":"recv","handle":4,"invoked":44,"returned":45,"result":{"ok":true,"message":1001}}
+{"history":1085,"call":23,"thread":2,"op":"recv","handle":4,"invoked":46,"returned":47,"result":{"ok":true,"message":1002}}
+{"history":1085,"call":24,"thread":2,"op":"receiver_count","handle":4,"invoked":48,"returned":49,"result":{"value":4}}
+)";
+
+TEST(history_check, a_send_that_need_not_wait_in_one_order_is_documented_when_another_makes_it_a_rows) {
+    const history_finding f = check_recorded(parse(history_1085)[0]);
+    EXPECT_EQ(f.report.result, spec::verdict::lost_wakeup);
+    EXPECT_EQ(f.report.rule, "R-WAKE-1");
+    EXPECT_TRUE(f.documented);
+    EXPECT_EQ(f.documented_rule, "R-CAP-4");
+    EXPECT_FALSE(f.failed());
+}
+
+TEST(history_check, a_send_that_never_had_to_wait_in_any_order_stays_undocumented) {
+    // The same history with both receives of 1000 returned before the send
+    // began: the channel had room in every order, so no row explains it.
+    std::string text = history_1085;
+    for (const char* returned : {R"("invoked":9,"deadline":50,"returned":43)", R"("invoked":14,"deadline":51,"returned":26)"}) {
+        std::string early = returned;
+        early.replace(early.rfind(':') + 1, std::string::npos, "24");
+        text.replace(text.find(returned), std::string(returned).size(), early);
+    }
+    const history_finding f = check_recorded(parse(text)[0]);
+    EXPECT_EQ(f.report.result, spec::verdict::lost_wakeup);
+    EXPECT_EQ(f.report.possible_rules, std::vector<std::string>{"R-WAKE-1"});
+    EXPECT_TRUE(f.failed());
+}
+
 // async-broadcast's activate is activate_cloned and then the inactive
 // receiver's drop (the divergence table's "history" row R-LIFE-5): a send
 // that needs the active receiver succeeds, and then a count still sees the

@@ -600,12 +600,51 @@ private:
         if (!at) {
             r.rule = "R-WAKE-1"; // it never had to wait
             r.possible_rules = {r.rule};
+            classify_later_calls(lost, r);
             return;
         }
         r.wake_call = r.order[*at];
         r.rule = wake_rule(calls_[*r.wake_call], states[*at].m, states[*at + 1].m, id_limit_);
         r.possible_rules = {r.rule};
         classify_alternatives(lost, r, *at);
+    }
+
+    // When the lost call never had to wait in r.order: the orders that move one
+    // call overlapping its invocation later, where real time allows it (past
+    // calls invoked before it returned). Which wake-up was missed can depend on
+    // such an order: in history 1085 of async-broadcast's, two receives of the
+    // oldest message overlapped the send's invocation; in the order where one
+    // of them comes after set_capacity(4) the channel was full when the send
+    // began, and upstream's stranded sender is R-CAP-4's.
+    void classify_later_calls(std::size_t lost, check_report& r) const {
+        const call& l = calls_[lost];
+        std::size_t from = 0;
+        while (from < r.order.size() && calls_[r.order[from]].returned < l.invoked) ++from;
+        std::size_t tried = 0;
+        const std::size_t n = r.order.size();
+        for (std::size_t q = from; q < n && tried < max_alternatives; ++q) {
+            const call& x = calls_[r.order[q]];
+            for (std::size_t k = q + 1; k < n && tried < max_alternatives; ++k) {
+                if (x.returned < calls_[r.order[k]].invoked) break; // it ended before that began: it cannot pass it
+                std::vector<std::size_t> moved = r.order;
+                moved.erase(moved.begin() + std::ptrdiff_t(q));
+                moved.insert(moved.begin() + std::ptrdiff_t(k), r.order[q]);
+                ++tried;
+                add_possible_rule(lost, moved, r);
+            }
+        }
+    }
+
+    // The wake rule `lost` missed in `order`, added to r.possible_rules, where
+    // the model accepts the order and the call had to wait in it.
+    void add_possible_rule(std::size_t lost, const std::vector<std::size_t>& order, check_report& r) const {
+        const std::optional<std::vector<state>> states = replay(order);
+        if (!states || would_block(calls_[lost], states->back())) return; // here it is not lost at all
+        const std::optional<std::size_t> w = woken_at(lost, order, *states);
+        if (!w) return;
+        std::string rule = wake_rule(calls_[order[*w]], (*states)[*w].m, (*states)[*w + 1].m, id_limit_);
+        if (std::find(r.possible_rules.begin(), r.possible_rules.end(), rule) == r.possible_rules.end())
+            r.possible_rules.push_back(std::move(rule));
     }
 
     // The same for each order that moves one call across the wake call, where
@@ -625,13 +664,7 @@ private:
         std::size_t tried = 0;
         auto try_order = [&](const std::vector<std::size_t>& moved) {
             ++tried;
-            const std::optional<std::vector<state>> states = replay(moved);
-            if (!states || would_block(l, states->back())) return; // here it is not lost at all
-            const std::optional<std::size_t> w = woken_at(lost, moved, *states);
-            if (!w) return;
-            std::string rule = wake_rule(calls_[moved[*w]], (*states)[*w].m, (*states)[*w + 1].m, id_limit_);
-            if (std::find(r.possible_rules.begin(), r.possible_rules.end(), rule) == r.possible_rules.end())
-                r.possible_rules.push_back(std::move(rule));
+            add_possible_rule(lost, moved, r);
         };
         const std::size_t n = r.order.size();
         for (std::size_t q = at + 1; q < n && tried < max_alternatives; ++q) { // a later call, earlier
