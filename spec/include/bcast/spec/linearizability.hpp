@@ -580,13 +580,20 @@ private:
         return states;
     }
 
+    // The length of the longest prefix of `order` that really happened before
+    // the call `lost` was invoked (each of its calls returned before that).
+    std::size_t done_before(std::size_t lost, const std::vector<std::size_t>& order) const {
+        std::size_t from = 0;
+        while (from < order.size() && calls_[order[from]].returned < calls_[lost].invoked) ++from;
+        return from;
+    }
+
     // Where along `order` the lost call `lost` could last start to proceed: the
     // wake call's position in `order`, or nothing when it never had to wait.
     std::optional<std::size_t> woken_at(std::size_t lost, const std::vector<std::size_t>& order,
                                         const std::vector<state>& states) const {
         const call& l = calls_[lost];
-        std::size_t from = 0; // the longest prefix that really happened before `lost` was invoked
-        while (from < order.size() && calls_[order[from]].returned < l.invoked) ++from;
+        const std::size_t from = done_before(lost, order);
         std::optional<std::size_t> at;
         for (std::size_t p = from + 1; p < states.size(); ++p)
             if (would_block(l, states[p - 1]) && !would_block(l, states[p])) at = p - 1;
@@ -617,9 +624,7 @@ private:
     // of them comes after set_capacity(4) the channel was full when the send
     // began, and upstream's stranded sender is R-CAP-4's.
     void classify_later_calls(std::size_t lost, check_report& r) const {
-        const call& l = calls_[lost];
-        std::size_t from = 0;
-        while (from < r.order.size() && calls_[r.order[from]].returned < l.invoked) ++from;
+        const std::size_t from = done_before(lost, r.order);
         std::size_t tried = 0;
         const std::size_t n = r.order.size();
         for (std::size_t q = from; q < n && tried < max_alternatives; ++q) {
@@ -658,9 +663,7 @@ private:
     // At most max_alternatives orders are replayed.
     static constexpr std::size_t max_alternatives = 4096;
     void classify_alternatives(std::size_t lost, check_report& r, std::size_t at) const {
-        const call& l = calls_[lost];
-        std::size_t from = 0;
-        while (from < r.order.size() && calls_[r.order[from]].returned < l.invoked) ++from;
+        const std::size_t from = done_before(lost, r.order);
         std::size_t tried = 0;
         auto try_order = [&](const std::vector<std::size_t>& moved) {
             ++tried;
